@@ -1,0 +1,35 @@
+# Helpers shared by every txc target.
+#
+# Debian's LLVM is built without exceptions, but CLI11 and nlohmann_json need
+# them, so txc targets are plain CMake targets (not add_llvm_*/add_mlir_*),
+# compiled with exceptions and RTTI on. Only the JSON reader and the CLI driver
+# catch exceptions; everything else reports errors LLVM-style.
+
+set(TXC_LLVM_INCLUDE_DIRS ${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
+
+function(txc_set_warnings target)
+  target_compile_options(${target} PRIVATE
+    -Wall -Wextra -Wno-unused-parameter -Wno-comment
+    $<$<COMPILE_LANGUAGE:CXX>:-Wno-deprecated-declarations>)
+endfunction()
+
+# txc_add_library(name SOURCES... [MLIR] [DEPS ...])
+#   MLIR: the library uses MLIR (links the shared libMLIR); otherwise only
+#   LLVM Support, through the shared libLLVM.
+function(txc_add_library name)
+  cmake_parse_arguments(ARG "MLIR" "" "DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_UNPARSED_ARGUMENTS})
+  target_include_directories(${name} PUBLIC
+    ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include)
+  target_include_directories(${name} SYSTEM PUBLIC ${TXC_LLVM_INCLUDE_DIRS})
+  target_compile_definitions(${name} PUBLIC ${LLVM_DEFINITIONS})
+  txc_set_warnings(${name})
+  if(ARG_MLIR)
+    target_link_libraries(${name} PUBLIC MLIR LLVM)
+  else()
+    target_link_libraries(${name} PUBLIC LLVM)
+  endif()
+  if(ARG_DEPS)
+    target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+  endif()
+endfunction()

@@ -1,0 +1,191 @@
+//===- Contract.h - The artifact's contract and its guards ------*- C++ -*-===//
+//
+// The contract is computed once from a verified program and is the single
+// source of truth for everything that describes a compiled artifact: the
+// guard code in the object, the constants in the C header, the manifest, and
+// `txc verify`. The guards are an ordered list; the object checks them in
+// this order on every call and reports the first one that fails.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TXC_ANALYSIS_CONTRACT_H
+#define TXC_ANALYSIS_CONTRACT_H
+
+#include "txc/Program/Program.h"
+#include "txc/Support/Diagnostics.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace txc {
+
+/// Status codes returned by the compiled entry points (TXC_* in the header).
+/// The values are ABI and never change.
+enum class StatusCode : int32_t {
+  OK = 0,
+  ArgCount = 1,         ///< wrong number of inputs or outputs
+  NullPointer = 2,      ///< a descriptor array or data pointer is NULL
+  DType = 3,            ///< a tensor has the wrong dtype
+  Rank = 4,             ///< a tensor has the wrong rank
+  Dim = 5,              ///< a static dim differs, or a dim is not of the
+                        ///< form its expression requires
+  SymbolRange = 6,      ///< a symbol is outside [min, max]
+  SymbolDivisibility = 7, ///< a symbol is not a multiple of multiple_of
+  SymbolMismatch = 8,   ///< a dim disagrees with the value of its symbols
+  BufferTooSmall = 9,   ///< size_bytes is less than the tensor needs
+  Alias = 10,           ///< an output overlaps an input or another output
+};
+
+inline constexpr StatusCode kAllStatusCodes[] = {
+    StatusCode::OK,          StatusCode::ArgCount,
+    StatusCode::NullPointer, StatusCode::DType,
+    StatusCode::Rank,        StatusCode::Dim,
+    StatusCode::SymbolRange, StatusCode::SymbolDivisibility,
+    StatusCode::SymbolMismatch, StatusCode::BufferTooSmall,
+    StatusCode::Alias};
+
+/// "TXC_E_RANK" etc.
+llvm::StringRef statusCodeMacro(StatusCode code);
+/// "rank" etc., used in manifests.
+llvm::StringRef statusCodeName(StatusCode code);
+llvm::StringRef statusCodeDescription(StatusCode code);
+
+enum class TensorSide : int32_t { None = 0, Input = 1, Output = 2 };
+
+enum class GuardKind {
+  InputCount,     ///< num_inputs == expected
+  OutputCount,    ///< num_outputs == expected
+  InputsArray,    ///< inputs != NULL
+  OutputsArray,   ///< outputs != NULL
+  DataPointer,    ///< tensor.data != NULL
+  DType,          ///< tensor.dtype == expected
+  Rank,           ///< tensor.rank == expected
+  StaticDim,      ///< dims[d] == expected
+  SymbolForm,     ///< dims[d] == coeff*S + rest has an integer solution S
+                  ///< (only when |coeff| > 1)
+  SymbolRange,    ///< S := (dims[d] - rest) / coeff; min <= S <= max.
+                  ///< The first use of S in the inputs defines it here.
+  SymbolMultiple, ///< S % multiple_of == 0
+  DimEquals,      ///< dims[d] == expr(symbols)
+  BufferSize,     ///< size_bytes >= elements(shape) * dtype size
+  NoAlias,        ///< output bytes overlap no input or earlier output
+};
+
+llvm::StringRef guardKindName(GuardKind kind);
+
+struct Guard {
+  uint32_t id = 0; ///< position in Contract::guards
+  GuardKind kind = GuardKind::InputCount;
+  StatusCode code = StatusCode::OK;
+  TensorSide side = TensorSide::None;
+  int32_t tensor = -1; ///< index among inputs or outputs
+  int32_t dim = -1;
+  int32_t symbol = -1;
+  /// InputCount/OutputCount/DType/Rank/StaticDim: the expected value.
+  /// SymbolMultiple: the divisor. SymbolForm/SymbolRange: the coefficient of
+  /// the symbol in the dim's expression.
+  int64_t value = 0;
+  /// SymbolForm/SymbolRange: the rest of the dim's expression (without
+  /// coeff*S). DimEquals: the expected dim. BufferSize: the byte count.
+  ShapeExpr expr;
+  std::string expression; ///< human-readable, e.g. "X.shape[1] == 4"
+  /// The failure message with placeholders {expected_min}, {expected_max},
+  /// {actual} (decimal integers) and {other} (a tensor name), filled in
+  /// from the status at run time.
+  std::string message;
+  Loc origin; ///< where in the program the assumption comes from
+};
+
+struct ContractSymbol {
+  std::string name;
+  int64_t min = 0, max = 0, multipleOf = 1;
+  Loc loc;
+};
+
+struct ContractTensor {
+  std::string name;
+  TensorType type;
+  Loc loc;
+  /// For outputs: the value it returns.
+  std::string value;
+};
+
+struct Contract {
+  std::string programName;
+  std::string entryPrefix; ///< C identifier prefix of the entry points
+  std::vector<ContractSymbol> symbols;
+  std::vector<ContractTensor> inputs;
+  std::vector<ContractTensor> outputs;
+  std::vector<Guard> guards;
+
+  std::vector<std::string> symbolNames() const;
+  std::string runSymbol() const { return entryPrefix + "_run"; }
+  std::string shapesSymbol() const { return entryPrefix + "_output_shapes"; }
+  std::string messageSymbol() const { return entryPrefix + "_error_message"; }
+  /// The bytes of the largest value an output can take (at the symbols'
+  /// maximum values).
+  int64_t maxOutputBytes(size_t output) const;
+};
+
+/// Computes the contract of a verified program. Reports (and returns
+/// nullopt) when a symbol cannot be determined from the input shapes.
+std::optional<Contract> buildContract(const Program &program,
+                                      llvm::StringRef entryPrefix,
+                                      DiagnosticEngine &diags);
+
+//===----------------------------------------------------------------------===//
+// Evaluating guards on the host (txc verify, tests). This is the reference
+// semantics of the guard code in the object, which is generated from the
+// same list in the same order.
+//===----------------------------------------------------------------------===//
+
+/// One tensor of a call as the guards see it. `data` only matters for the
+/// null and alias checks; tests and `txc verify` use fake addresses.
+struct CallTensor {
+  uint64_t data = 1;
+  int64_t sizeBytes = INT64_MAX;
+  int32_t dtype = 0;
+  std::vector<int64_t> dims; ///< rank = dims.size()
+};
+
+/// Mirrors txc_status in the generated header.
+struct CallStatus {
+  StatusCode code = StatusCode::OK;
+  int32_t guard = -1;
+  TensorSide side = TensorSide::None;
+  int32_t tensor = -1;
+  int32_t dim = -1;
+  int32_t symbol = -1;
+  int64_t expectedMin = 0;
+  int64_t expectedMax = 0;
+  int64_t actual = 0;
+};
+
+struct CallResult {
+  CallStatus status;
+  std::vector<int64_t> symbolValues;   ///< when the input guards passed
+  std::vector<std::vector<int64_t>> outputShapes;
+};
+
+/// Evaluates the guards in order. With `checkOutputs` false only the guards
+/// about inputs are evaluated (the output-shapes entry point); null outputs
+/// are then allowed.
+CallResult evaluateGuards(const Contract &contract,
+                          const std::vector<CallTensor> *inputs,
+                          const std::vector<CallTensor> *outputs,
+                          bool checkOutputs = true);
+
+/// The message the object's error-message function produces for `status`.
+std::string formatStatusMessage(const Contract &contract,
+                                const CallStatus &status);
+
+/// The name the {other} placeholder stands for (NoAlias guards).
+std::string aliasPartnerName(const Contract &contract,
+                             const CallStatus &status);
+
+/// Message of a status that names no guard (success, or an unknown guard id).
+std::string genericStatusMessage(const CallStatus &status);
+
+} // namespace txc
+
+#endif

@@ -1,0 +1,46 @@
+//===- ProgramToMLIR.h - MLIRGen: Program to linalg on tensors --*- C++ -*-===//
+//
+// Lowers a verified program to one `func.func` on tensors using the linalg,
+// tensor, arith and math dialects. The function's signature is
+//
+//   func.func @<prefix>_kernel(%sym0: index, ..., %in0: tensor<...>, ...,
+//                              %out0: tensor<...>, ...) -> (tensor<...>, ...)
+//
+// Symbols arrive as index arguments (the ABI wrapper has already computed
+// and checked them); inputs are read-only; every result is materialized into
+// its output argument so that bufferization writes straight into the
+// caller's buffers. Every op carries the location of the program node it
+// comes from.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TXC_CONVERSION_PROGRAMTOMLIR_H
+#define TXC_CONVERSION_PROGRAMTOMLIR_H
+
+#include "txc/Analysis/Contract.h"
+#include "txc/Program/Program.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+namespace mlir {
+class DialectRegistry;
+class MLIRContext;
+} // namespace mlir
+
+namespace txc {
+
+/// Registers every dialect, interface and translation txc uses.
+void registerTxcDialects(mlir::DialectRegistry &registry);
+
+/// The name of the kernel function MLIRGen creates.
+std::string kernelFunctionName(const Contract &contract);
+
+/// Lowers `program`; returns null after reporting through the context's
+/// diagnostic handler if the generated IR does not verify.
+mlir::OwningOpRef<mlir::ModuleOp> lowerProgramToMLIR(mlir::MLIRContext &context,
+                                                     const Program &program,
+                                                     const Contract &contract);
+
+} // namespace txc
+
+#endif

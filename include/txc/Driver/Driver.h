@@ -1,0 +1,79 @@
+//===- Driver.h - The compile and check jobs behind the txc CLI -*- C++ -*-===//
+//
+// Each job runs the stages in order, stops at the first stage that reports an
+// error, and returns the tool's exit code (docs/cli.md). Output files are
+// only written when every stage succeeded, all of them atomically.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TXC_DRIVER_DRIVER_H
+#define TXC_DRIVER_DRIVER_H
+
+#include "txc/Analysis/Contract.h"
+#include "txc/Program/Program.h"
+#include "txc/Support/Diagnostics.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace txc {
+
+/// What `txc compile --emit` writes. One table (emitKinds) gives each kind
+/// its name and default file extension.
+enum class EmitKind {
+  MLIRTensor,
+  MLIROptimized,
+  MLIRBufferized,
+  MLIRLoops,
+  MLIRLLVM,
+  LLVMIR,
+  Assembly,
+  Object,
+};
+
+struct EmitKindInfo {
+  EmitKind kind;
+  const char *name;      ///< --emit value
+  const char *extension; ///< default output extension
+  const char *description;
+};
+llvm::ArrayRef<EmitKindInfo> emitKinds();
+std::optional<EmitKind> parseEmitKind(llvm::StringRef name);
+
+struct CompileOptions {
+  std::string programPath;
+  std::string outputPath; ///< "" = <program name>.<ext>, "-" = stdout
+  std::string headerPath;
+  std::string manifestPath;
+  EmitKind emit = EmitKind::Object;
+  unsigned optLevel = 2;
+  std::string triple;
+  std::string cpu;
+  std::string features;
+  std::string entryPrefix; ///< "" = the program's name
+  bool printIRAfterAll = false;
+  bool timeReport = false;
+};
+
+/// A program read and verified, with its contract.
+struct CheckedProgram {
+  std::unique_ptr<Program> program;
+  Contract contract;
+};
+
+/// Reads, verifies and builds the contract; null after reporting errors.
+std::unique_ptr<CheckedProgram> loadProgram(llvm::StringRef path,
+                                            llvm::StringRef entryPrefix,
+                                            DiagnosticEngine &diags);
+
+/// `txc check`: parse and verify only. Returns the exit code.
+int runCheck(llvm::StringRef programPath, DiagnosticEngine &diags);
+
+/// `txc compile`. Returns the exit code.
+int runCompile(const CompileOptions &options, DiagnosticEngine &diags);
+
+} // namespace txc
+
+#endif

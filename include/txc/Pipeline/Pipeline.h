@@ -1,0 +1,66 @@
+//===- Pipeline.h - The MLIR pass pipelines of txc --------------*- C++ -*-===//
+//
+// The MLIR part of compilation, from linalg on tensors to the LLVM dialect,
+// assembled from small add...Passes helpers (one per stage) so that the whole
+// pipeline reads top to bottom in one place (buildTxcPipeline).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TXC_PIPELINE_PIPELINE_H
+#define TXC_PIPELINE_PIPELINE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LogicalResult.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir {
+class OpPassManager;
+class PassManager;
+class TimingScope;
+} // namespace mlir
+
+namespace txc {
+
+/// Stages of the MLIR pipeline, in order; `txc compile --emit` can stop
+/// after any of them.
+enum class MLIRStage {
+  Tensor,     ///< MLIRGen output: linalg on tensors
+  Optimized,  ///< fused, still on tensors
+  Bufferized, ///< on memrefs, writing into the caller's buffers
+  Loops,      ///< scf/cf loops
+  LLVM,       ///< the LLVM dialect, ready for translation
+};
+
+std::optional<MLIRStage> parseMLIRStage(llvm::StringRef name);
+llvm::StringRef mlirStageName(MLIRStage stage);
+
+struct PipelineOptions {
+  unsigned optLevel = 2; ///< 0..3
+  bool printIRAfterAll = false;
+  bool verifyEachPass = true;
+};
+
+void addTensorOptimizationPasses(mlir::OpPassManager &pm,
+                                 const PipelineOptions &options);
+void addBufferizationPasses(mlir::OpPassManager &pm,
+                            const PipelineOptions &options);
+void addLoopLoweringPasses(mlir::OpPassManager &pm,
+                           const PipelineOptions &options);
+void addLLVMLoweringPasses(mlir::OpPassManager &pm,
+                           const PipelineOptions &options);
+
+/// The whole pipeline from MLIRStage::Tensor up to and including `last`.
+void buildTxcPipeline(mlir::OpPassManager &pm, MLIRStage last,
+                      const PipelineOptions &options);
+
+/// Runs buildTxcPipeline on `module`, timing each pass under `timing`.
+mlir::LogicalResult runTxcPipeline(mlir::ModuleOp module, MLIRStage last,
+                                   const PipelineOptions &options,
+                                   mlir::TimingScope &timing);
+
+} // namespace txc
+
+#endif

@@ -1,0 +1,61 @@
+//===- AbiEmitter.h - The C entry points around the kernel ------*- C++ -*-===//
+//
+// Adds the artifact's C ABI (docs/abi.md) to the translated LLVM module:
+//
+//   int32_t <p>_run(const txc_tensor *inputs, int64_t num_inputs,
+//                   txc_tensor *outputs, int64_t num_outputs,
+//                   txc_status *status);
+//   int32_t <p>_output_shapes(const txc_tensor *inputs, int64_t num_inputs,
+//                             txc_tensor *outputs, int64_t num_outputs,
+//                             txc_status *status);
+//   int32_t <p>_error_message(const txc_status *status, char *buffer,
+//                             size_t size);
+//
+// Both entry points evaluate the contract's guards, in the contract's order,
+// before touching any tensor memory; the first failing guard fills the
+// status and its code is returned. The code is generated from the same guard
+// list that `evaluateGuards` interprets, so the two cannot disagree.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TXC_TARGET_ABIEMITTER_H
+#define TXC_TARGET_ABIEMITTER_H
+
+#include "txc/Analysis/Contract.h"
+
+#include "llvm/Support/Error.h"
+
+namespace llvm {
+class Module;
+}
+
+namespace txc {
+
+/// Byte layout of the ABI structs (checked by the header's static asserts).
+struct AbiLayout {
+  static constexpr unsigned kMaxRank = 8;
+  static constexpr unsigned kTensorData = 0;
+  static constexpr unsigned kTensorSizeBytes = 8;
+  static constexpr unsigned kTensorDType = 16;
+  static constexpr unsigned kTensorRank = 20;
+  static constexpr unsigned kTensorDims = 24;
+  static constexpr unsigned kTensorSize = 24 + 8 * kMaxRank;
+  static constexpr unsigned kStatusCode = 0;
+  static constexpr unsigned kStatusGuard = 4;
+  static constexpr unsigned kStatusTensorKind = 8;
+  static constexpr unsigned kStatusTensorIndex = 12;
+  static constexpr unsigned kStatusDim = 16;
+  static constexpr unsigned kStatusSymbol = 20;
+  static constexpr unsigned kStatusExpectedMin = 24;
+  static constexpr unsigned kStatusExpectedMax = 32;
+  static constexpr unsigned kStatusActual = 40;
+  static constexpr unsigned kStatusSize = 48;
+};
+
+/// Emits the entry points into `module`, which must contain the lowered
+/// kernel `kernelName` (made internal here).
+llvm::Error emitAbiEntryPoints(llvm::Module &module, const Contract &contract,
+                               llvm::StringRef kernelName);
+
+} // namespace txc
+
+#endif

@@ -1,0 +1,31 @@
+//===- ArtifactInfo.h - What the header and manifest describe ---*- C++ -*-===//
+#ifndef TXC_TARGET_ARTIFACTINFO_H
+#define TXC_TARGET_ARTIFACTINFO_H
+
+#include "txc/Analysis/Contract.h"
+#include "txc/Target/ObjectEmitter.h"
+
+#include <string>
+
+namespace txc {
+
+/// Facts about one compiled artifact besides its contract.
+struct ArtifactInfo {
+  std::string programFile;   ///< file name only (no directories)
+  std::string programSha256; ///< of the program file's bytes
+  TargetSpec target;
+};
+
+/// The C99 header declaring the artifact's entry points (docs/abi.md).
+std::string emitCHeader(const Contract &contract, const ArtifactInfo &info);
+
+/// The constraint manifest as JSON text (docs/manifest.md).
+std::string emitManifest(const Contract &contract, const ArtifactInfo &info);
+
+/// The manifest's format identifier and version.
+inline constexpr const char *kManifestFormat = "txc.manifest";
+inline constexpr int kManifestVersion = 1;
+
+} // namespace txc
+
+#endif

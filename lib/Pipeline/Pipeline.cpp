@@ -1,0 +1,134 @@
+//===- Pipeline.cpp - The MLIR pass pipelines of txc ----------------------===//
+#include "txc/Pipeline/Pipeline.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace txc {
+
+std::optional<MLIRStage> parseMLIRStage(llvm::StringRef name) {
+  for (MLIRStage stage : {MLIRStage::Tensor, MLIRStage::Optimized,
+                          MLIRStage::Bufferized, MLIRStage::Loops,
+                          MLIRStage::LLVM})
+    if (mlirStageName(stage) == name)
+      return stage;
+  return std::nullopt;
+}
+
+llvm::StringRef mlirStageName(MLIRStage stage) {
+  switch (stage) {
+  case MLIRStage::Tensor: return "tensor";
+  case MLIRStage::Optimized: return "optimized";
+  case MLIRStage::Bufferized: return "bufferized";
+  case MLIRStage::Loops: return "loops";
+  case MLIRStage::LLVM: return "llvm";
+  }
+  return "";
+}
+
+void addTensorOptimizationPasses(OpPassManager &pm,
+                                 const PipelineOptions &options) {
+  pm.addPass(createCanonicalizerPass());
+  if (options.optLevel == 0)
+    return;
+  // Fuse producer/consumer elementwise chains so that no intermediate
+  // tensor is materialized.
+  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void addBufferizationPasses(OpPassManager &pm, const PipelineOptions &options) {
+  // Results are written straight into the output arguments: empty tensors
+  // that end up in an output are replaced by the output buffer.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizationOptions bufferization;
+  bufferization.bufferizeFunctionBoundaries = true;
+  bufferization.setFunctionBoundaryTypeConversion(
+      bufferization::LayoutMapOption::IdentityLayoutMap);
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
+  pm.addPass(createCanonicalizerPass());
+  if (options.optLevel > 0) {
+    pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
+    // Small temporaries live on the stack instead of the heap.
+    pm.addNestedPass<func::FuncOp>(
+        bufferization::createPromoteBuffersToStackPass(
+            /*maxAllocSizeInBytes=*/16384, /*maxRankOfAllocatedMemRef=*/2));
+  }
+  bufferization::BufferDeallocationPipelineOptions deallocation;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+}
+
+void addLoopLoweringPasses(OpPassManager &pm, const PipelineOptions &options) {
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertSCFToCFPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void addLLVMLoweringPasses(OpPassManager &pm, const PipelineOptions &options) {
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void buildTxcPipeline(OpPassManager &pm, MLIRStage last,
+                      const PipelineOptions &options) {
+  if (last == MLIRStage::Tensor)
+    return;
+  addTensorOptimizationPasses(pm, options);
+  if (last == MLIRStage::Optimized)
+    return;
+  addBufferizationPasses(pm, options);
+  if (last == MLIRStage::Bufferized)
+    return;
+  addLoopLoweringPasses(pm, options);
+  if (last == MLIRStage::Loops)
+    return;
+  addLLVMLoweringPasses(pm, options);
+}
+
+LogicalResult runTxcPipeline(ModuleOp module, MLIRStage last,
+                             const PipelineOptions &options,
+                             TimingScope &timing) {
+  PassManager pm(module->getName());
+  pm.enableVerifier(options.verifyEachPass);
+  pm.enableTiming(timing);
+  if (options.printIRAfterAll) {
+    module->getContext()->disableMultithreading();
+    pm.enableIRPrinting(
+        /*shouldPrintBeforePass=*/[](Pass *, Operation *) { return false; },
+        /*shouldPrintAfterPass=*/[](Pass *, Operation *) { return true; },
+        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
+  }
+  buildTxcPipeline(pm, last, options);
+  return pm.run(module);
+}
+
+} // namespace txc

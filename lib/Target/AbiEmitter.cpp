@@ -1,0 +1,585 @@
+//===- AbiEmitter.cpp - Guards and C entry points in LLVM IR --------------===//
+//
+// The entry points are generated directly as LLVM IR: they only move scalars
+// between the C descriptors and the kernel's memref arguments, and LLVM IR
+// gives exact control over what the per-call path costs (a few compares and
+// branches, all marked unlikely to fail).
+//
+//===----------------------------------------------------------------------===//
+#include "txc/Target/AbiEmitter.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/Module.h"
+
+using namespace txc;
+using namespace llvm;
+
+namespace {
+
+/// The failure exit of an entry point: one block whose PHIs receive the
+/// status fields from every guard that branches to it.
+struct FailExit {
+  BasicBlock *block = nullptr;
+  PHINode *code, *guard, *tensorKind, *tensorIndex, *dim, *symbol;
+  PHINode *expectedMin, *expectedMax, *actual;
+};
+
+class EntryPointEmitter {
+public:
+  EntryPointEmitter(Module &module, const Contract &contract, Function *kernel)
+      : module(module), context(module.getContext()), contract(contract),
+        kernel(kernel), i32(Type::getInt32Ty(context)),
+        i64(Type::getInt64Ty(context)), i128(Type::getIntNTy(context, 128)),
+        ptr(PointerType::getUnqual(context)) {}
+
+  void emitRun();
+  void emitOutputShapes();
+  void emitErrorMessage();
+
+private:
+  /// Values the guards compute on the way (symbols, byte sizes).
+  struct CallState {
+    SmallVector<Value *> symbols;
+    SmallVector<Value *> inputBytes, outputBytes;
+  };
+
+  Function *createEntryPoint(StringRef name);
+  FailExit createFailExit(Function *function, Value *status);
+  void finishFailExit(FailExit &exit);
+  /// Branches to the failure exit when `failed` is true.
+  void failIf(IRBuilder<> &b, FailExit &exit, Value *failed, const Guard &g,
+              Value *expectedMin, Value *expectedMax, Value *actual);
+  void emitGuards(IRBuilder<> &b, FailExit &exit, Value *inputs,
+                  Value *numInputs, Value *outputs, Value *numOutputs,
+                  bool checkOutputs, CallState &state);
+  void writeOutputShapes(IRBuilder<> &b, Value *outputs, CallState &state);
+  void writeSuccess(IRBuilder<> &b, Value *status);
+  void callKernel(IRBuilder<> &b, Value *inputs, Value *outputs,
+                  CallState &state);
+
+  Value *descriptor(IRBuilder<> &b, Value *array, unsigned index) {
+    return b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), array,
+                                        uint64_t(index) * AbiLayout::kTensorSize);
+  }
+  Value *field(IRBuilder<> &b, Value *base, unsigned offset) {
+    return b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), base, offset);
+  }
+  Value *load(IRBuilder<> &b, Type *type, Value *base, unsigned offset,
+              const Twine &name = "") {
+    return b.CreateLoad(type, field(b, base, offset), name);
+  }
+  Value *dimPtr(IRBuilder<> &b, Value *desc, unsigned dim) {
+    return field(b, desc, AbiLayout::kTensorDims + 8 * dim);
+  }
+  Value *evaluate(IRBuilder<> &b, const ShapeExpr &expr,
+                  ArrayRef<Value *> symbols, Type *type);
+  Value *tensorOf(IRBuilder<> &b, const Guard &g, Value *inputs,
+                  Value *outputs) {
+    return descriptor(b, g.side == TensorSide::Input ? inputs : outputs,
+                      unsigned(g.tensor));
+  }
+  Constant *c64(int64_t value) { return ConstantInt::get(i64, value, true); }
+  Constant *c32(int64_t value) { return ConstantInt::get(i32, value, true); }
+
+  Module &module;
+  LLVMContext &context;
+  const Contract &contract;
+  Function *kernel;
+  Type *i32, *i64, *i128;
+  PointerType *ptr;
+};
+
+} // namespace
+
+Function *EntryPointEmitter::createEntryPoint(StringRef name) {
+  FunctionType *type =
+      FunctionType::get(i32, {ptr, i64, ptr, i64, ptr}, /*isVarArg=*/false);
+  Function *function =
+      Function::Create(type, GlobalValue::ExternalLinkage, name, module);
+  const char *argNames[] = {"inputs", "num_inputs", "outputs", "num_outputs",
+                            "status"};
+  for (unsigned i = 0; i < 5; ++i)
+    function->getArg(i)->setName(argNames[i]);
+  function->addFnAttr(Attribute::NoUnwind);
+  return function;
+}
+
+FailExit EntryPointEmitter::createFailExit(Function *function, Value *status) {
+  FailExit exit;
+  exit.block = BasicBlock::Create(context, "guard.failed", function);
+  BasicBlock *store = BasicBlock::Create(context, "guard.store", function);
+  BasicBlock *done = BasicBlock::Create(context, "guard.return", function);
+  IRBuilder<> b(exit.block);
+  exit.code = b.CreatePHI(i32, 4, "code");
+  exit.guard = b.CreatePHI(i32, 4, "guard");
+  exit.tensorKind = b.CreatePHI(i32, 4, "tensor_kind");
+  exit.tensorIndex = b.CreatePHI(i32, 4, "tensor_index");
+  exit.dim = b.CreatePHI(i32, 4, "dim");
+  exit.symbol = b.CreatePHI(i32, 4, "symbol");
+  exit.expectedMin = b.CreatePHI(i64, 4, "expected_min");
+  exit.expectedMax = b.CreatePHI(i64, 4, "expected_max");
+  exit.actual = b.CreatePHI(i64, 4, "actual");
+  // The status is optional: a NULL status only gets the return code.
+  b.CreateCondBr(b.CreateIsNull(status), done, store);
+  b.SetInsertPoint(store);
+  auto put = [&](Value *value, unsigned offset) {
+    b.CreateStore(value, field(b, status, offset));
+  };
+  put(exit.code, AbiLayout::kStatusCode);
+  put(exit.guard, AbiLayout::kStatusGuard);
+  put(exit.tensorKind, AbiLayout::kStatusTensorKind);
+  put(exit.tensorIndex, AbiLayout::kStatusTensorIndex);
+  put(exit.dim, AbiLayout::kStatusDim);
+  put(exit.symbol, AbiLayout::kStatusSymbol);
+  put(exit.expectedMin, AbiLayout::kStatusExpectedMin);
+  put(exit.expectedMax, AbiLayout::kStatusExpectedMax);
+  put(exit.actual, AbiLayout::kStatusActual);
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  b.CreateRet(exit.code);
+  return exit;
+}
+
+void EntryPointEmitter::failIf(IRBuilder<> &b, FailExit &exit, Value *failed,
+                               const Guard &g, Value *expectedMin,
+                               Value *expectedMax, Value *actual) {
+  BasicBlock *from = b.GetInsertBlock();
+  BasicBlock *next = BasicBlock::Create(context, "guard.ok", from->getParent(),
+                                        exit.block);
+  MDNode *unlikely = MDBuilder(context).createUnlikelyBranchWeights();
+  b.CreateCondBr(failed, exit.block, next, unlikely);
+  exit.code->addIncoming(c32(int32_t(g.code)), from);
+  exit.guard->addIncoming(c32(g.id), from);
+  exit.tensorKind->addIncoming(c32(int32_t(g.side)), from);
+  exit.tensorIndex->addIncoming(c32(g.tensor), from);
+  exit.dim->addIncoming(c32(g.dim), from);
+  exit.symbol->addIncoming(c32(g.symbol), from);
+  exit.expectedMin->addIncoming(expectedMin, from);
+  exit.expectedMax->addIncoming(expectedMax, from);
+  exit.actual->addIncoming(actual, from);
+  b.SetInsertPoint(next);
+}
+
+Value *EntryPointEmitter::evaluate(IRBuilder<> &b, const ShapeExpr &expr,
+                                   ArrayRef<Value *> symbols, Type *type) {
+  // Only called once the symbols were checked against their ranges, where
+  // the verifier proved that no dim or size overflows.
+  Value *sum = ConstantInt::get(type, 0);
+  for (const ShapeExpr::Term &term : expr.terms()) {
+    Value *product = ConstantInt::get(type, term.coeff, true);
+    for (uint32_t id : term.symbols)
+      product = b.CreateMul(product, b.CreateSExt(symbols[id], type), "",
+                            /*HasNUW=*/false, /*HasNSW=*/true);
+    sum = b.CreateAdd(sum, product, "", false, /*HasNSW=*/true);
+  }
+  return sum;
+}
+
+void EntryPointEmitter::emitGuards(IRBuilder<> &b, FailExit &exit,
+                                   Value *inputs, Value *numInputs,
+                                   Value *outputs, Value *numOutputs,
+                                   bool checkOutputs, CallState &state) {
+  state.symbols.assign(contract.symbols.size(), nullptr);
+  state.inputBytes.assign(contract.inputs.size(), nullptr);
+  state.outputBytes.assign(contract.outputs.size(), nullptr);
+  Constant *zero = c64(0);
+  for (const Guard &g : contract.guards) {
+    if (!checkOutputs && g.side == TensorSide::Output)
+      continue;
+    Value *desc = g.side == TensorSide::None
+                      ? nullptr
+                      : tensorOf(b, g, inputs, outputs);
+    auto dimValue = [&]() {
+      return b.CreateLoad(i64, dimPtr(b, desc, unsigned(g.dim)), "dim");
+    };
+    // (dims[d] - rest) as i128 so that no caller-provided value overflows.
+    auto numerator = [&]() {
+      Value *rest = evaluate(b, g.expr, state.symbols, i128);
+      return b.CreateSub(b.CreateSExt(dimValue(), i128), rest);
+    };
+    switch (g.kind) {
+    case GuardKind::InputCount:
+    case GuardKind::OutputCount: {
+      Value *count = g.kind == GuardKind::InputCount ? numInputs : numOutputs;
+      failIf(b, exit, b.CreateICmpNE(count, c64(g.value)), g, c64(g.value),
+             c64(g.value), count);
+      break;
+    }
+    case GuardKind::InputsArray:
+    case GuardKind::OutputsArray:
+      failIf(b, exit,
+             b.CreateIsNull(g.kind == GuardKind::InputsArray ? inputs : outputs),
+             g, zero, zero, zero);
+      break;
+    case GuardKind::DataPointer:
+      failIf(b, exit,
+             b.CreateIsNull(load(b, ptr, desc, AbiLayout::kTensorData, "data")),
+             g, zero, zero, zero);
+      break;
+    case GuardKind::DType:
+    case GuardKind::Rank: {
+      Value *actual = load(b, i32, desc,
+                           g.kind == GuardKind::DType ? AbiLayout::kTensorDType
+                                                      : AbiLayout::kTensorRank);
+      failIf(b, exit, b.CreateICmpNE(actual, c32(g.value)), g, c64(g.value),
+             c64(g.value), b.CreateSExt(actual, i64));
+      break;
+    }
+    case GuardKind::StaticDim: {
+      Value *actual = dimValue();
+      failIf(b, exit, b.CreateICmpNE(actual, c64(g.value)), g, c64(g.value),
+             c64(g.value), actual);
+      break;
+    }
+    case GuardKind::SymbolForm: {
+      Value *remainder =
+          b.CreateSRem(numerator(), ConstantInt::get(i128, g.value, true));
+      failIf(b, exit, b.CreateICmpNE(remainder, ConstantInt::get(i128, 0)), g,
+             zero, zero, dimValue());
+      break;
+    }
+    case GuardKind::SymbolRange: {
+      const ContractSymbol &symbol = contract.symbols[g.symbol];
+      Value *value = numerator();
+      if (g.value != 1)
+        value = b.CreateSDiv(value, ConstantInt::get(i128, g.value, true));
+      Value *outside = b.CreateOr(
+          b.CreateICmpSLT(value, ConstantInt::get(i128, symbol.min, true)),
+          b.CreateICmpSGT(value, ConstantInt::get(i128, symbol.max, true)));
+      // Report the value clamped to int64, as evaluateGuards does.
+      Value *clamped = b.CreateSelect(
+          b.CreateICmpSGT(value, ConstantInt::get(i128, INT64_MAX)),
+          ConstantInt::get(i128, INT64_MAX),
+          b.CreateSelect(
+              b.CreateICmpSLT(value, ConstantInt::get(i128, INT64_MIN, true)),
+              ConstantInt::get(i128, INT64_MIN, true), value));
+      failIf(b, exit, outside, g, c64(symbol.min), c64(symbol.max),
+             b.CreateTrunc(clamped, i64));
+      state.symbols[g.symbol] = b.CreateTrunc(value, i64, symbol.name);
+      break;
+    }
+    case GuardKind::SymbolMultiple: {
+      Value *value = state.symbols[g.symbol];
+      failIf(b, exit, b.CreateICmpNE(b.CreateSRem(value, c64(g.value)), zero),
+             g, c64(g.value), c64(g.value), value);
+      break;
+    }
+    case GuardKind::DimEquals: {
+      Value *expected = evaluate(b, g.expr, state.symbols, i64);
+      Value *actual = dimValue();
+      failIf(b, exit, b.CreateICmpNE(actual, expected), g, expected, expected,
+             actual);
+      break;
+    }
+    case GuardKind::BufferSize: {
+      Value *needed = evaluate(b, g.expr, state.symbols, i64);
+      (g.side == TensorSide::Input ? state.inputBytes
+                                   : state.outputBytes)[g.tensor] = needed;
+      Value *actual = load(b, i64, desc, AbiLayout::kTensorSizeBytes, "size");
+      failIf(b, exit, b.CreateICmpSLT(actual, needed), g, needed,
+             c64(INT64_MAX), actual);
+      break;
+    }
+    case GuardKind::NoAlias: {
+      Value *bytes = state.outputBytes[g.tensor];
+      Value *start = b.CreatePtrToInt(
+          load(b, ptr, desc, AbiLayout::kTensorData), i64);
+      Value *end = b.CreateAdd(start, bytes);
+      auto checkAgainst = [&](Value *array, unsigned index, Value *otherBytes,
+                              TensorSide otherSide) {
+        Value *other = descriptor(b, array, index);
+        Value *otherStart = b.CreatePtrToInt(
+            load(b, ptr, other, AbiLayout::kTensorData), i64);
+        Value *otherEnd = b.CreateAdd(otherStart, otherBytes);
+        // Empty ranges overlap nothing.
+        Value *overlap = b.CreateAnd(
+            b.CreateAnd(b.CreateICmpSGT(bytes, zero),
+                        b.CreateICmpSGT(otherBytes, zero)),
+            b.CreateAnd(b.CreateICmpULT(start, otherEnd),
+                        b.CreateICmpULT(otherStart, end)));
+        failIf(b, exit, overlap, g, c64(int64_t(otherSide)), c64(index), zero);
+      };
+      for (unsigned i = 0; i < contract.inputs.size(); ++i)
+        checkAgainst(inputs, i, state.inputBytes[i], TensorSide::Input);
+      for (unsigned o = 0; o < unsigned(g.tensor); ++o)
+        checkAgainst(outputs, o, state.outputBytes[o], TensorSide::Output);
+      break;
+    }
+    }
+  }
+}
+
+void EntryPointEmitter::writeOutputShapes(IRBuilder<> &b, Value *outputs,
+                                          CallState &state) {
+  for (unsigned o = 0; o < contract.outputs.size(); ++o) {
+    const TensorType &type = contract.outputs[o].type;
+    Value *desc = descriptor(b, outputs, o);
+    b.CreateStore(c32(int32_t(type.dtype)),
+                  field(b, desc, AbiLayout::kTensorDType));
+    b.CreateStore(c32(int32_t(type.rank())),
+                  field(b, desc, AbiLayout::kTensorRank));
+    for (unsigned d = 0; d < type.rank(); ++d)
+      b.CreateStore(evaluate(b, type.shape[d], state.symbols, i64),
+                    dimPtr(b, desc, d));
+  }
+}
+
+void EntryPointEmitter::writeSuccess(IRBuilder<> &b, Value *status) {
+  BasicBlock *store = BasicBlock::Create(context, "status.ok",
+                                         b.GetInsertBlock()->getParent());
+  BasicBlock *done = BasicBlock::Create(context, "return",
+                                        b.GetInsertBlock()->getParent());
+  b.CreateCondBr(b.CreateIsNull(status), done, store);
+  b.SetInsertPoint(store);
+  b.CreateStore(c32(0), field(b, status, AbiLayout::kStatusCode));
+  b.CreateStore(c32(-1), field(b, status, AbiLayout::kStatusGuard));
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  b.CreateRet(c32(0));
+}
+
+void EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
+                                   Value *outputs, CallState &state) {
+  // The kernel's memref arguments, expanded by the LLVM lowering to
+  // (allocated, aligned, offset, sizes..., strides...).
+  SmallVector<Value *> args;
+  for (Value *symbol : state.symbols)
+    args.push_back(symbol);
+  auto addMemRef = [&](Value *array, unsigned index, const TensorType &type) {
+    Value *data = load(b, ptr, descriptor(b, array, index),
+                       AbiLayout::kTensorData, "data");
+    args.push_back(data);
+    args.push_back(data);
+    args.push_back(c64(0));
+    SmallVector<Value *> sizes;
+    for (const ShapeExpr &dim : type.shape)
+      sizes.push_back(evaluate(b, dim, state.symbols, i64));
+    SmallVector<Value *> strides(sizes.size());
+    Value *stride = c64(1);
+    for (size_t d = sizes.size(); d-- > 0;) {
+      strides[d] = stride;
+      stride = b.CreateMul(stride, sizes[d], "", false, true);
+    }
+    args.append(sizes.begin(), sizes.end());
+    args.append(strides.begin(), strides.end());
+  };
+  for (unsigned i = 0; i < contract.inputs.size(); ++i)
+    addMemRef(inputs, i, contract.inputs[i].type);
+  for (unsigned o = 0; o < contract.outputs.size(); ++o)
+    addMemRef(outputs, o, contract.outputs[o].type);
+  b.CreateCall(kernel->getFunctionType(), kernel, args);
+}
+
+void EntryPointEmitter::emitRun() {
+  Function *function = createEntryPoint(contract.runSymbol());
+  Value *status = function->getArg(4);
+  BasicBlock *entry = BasicBlock::Create(context, "entry", function);
+  FailExit exit = createFailExit(function, status);
+  IRBuilder<> b(entry);
+  CallState state;
+  emitGuards(b, exit, function->getArg(0), function->getArg(1),
+             function->getArg(2), function->getArg(3), /*checkOutputs=*/true,
+             state);
+  writeOutputShapes(b, function->getArg(2), state);
+  callKernel(b, function->getArg(0), function->getArg(2), state);
+  writeSuccess(b, status);
+}
+
+void EntryPointEmitter::emitOutputShapes() {
+  Function *function = createEntryPoint(contract.shapesSymbol());
+  Value *status = function->getArg(4);
+  BasicBlock *entry = BasicBlock::Create(context, "entry", function);
+  FailExit exit = createFailExit(function, status);
+  IRBuilder<> b(entry);
+  CallState state;
+  emitGuards(b, exit, function->getArg(0), function->getArg(1),
+             function->getArg(2), function->getArg(3), /*checkOutputs=*/false,
+             state);
+  writeOutputShapes(b, function->getArg(2), state);
+  writeSuccess(b, status);
+}
+
+//===----------------------------------------------------------------------===//
+// The error message function
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A guard's message template as a printf format and the status fields it
+/// reads, in order.
+struct PrintfMessage {
+  std::string format;
+  std::vector<std::string> fields;
+};
+
+PrintfMessage toPrintf(const Guard &guard) {
+  PrintfMessage result;
+  std::string text = guard.message + " [guard " + std::to_string(guard.id) +
+                     ": " + guard.expression + "]";
+  llvm::StringRef rest = text;
+  while (!rest.empty()) {
+    size_t open = rest.find('{');
+    for (char c : rest.substr(0, open)) {
+      result.format += c;
+      if (c == '%')
+        result.format += '%';
+    }
+    if (open == llvm::StringRef::npos)
+      break;
+    size_t close = rest.find('}', open);
+    std::string field = rest.slice(open + 1, close).str();
+    result.format += field == "other" ? "%s" : "%lld";
+    result.fields.push_back(field);
+    rest = rest.substr(close + 1);
+  }
+  return result;
+}
+} // namespace
+
+void EntryPointEmitter::emitErrorMessage() {
+  FunctionType *type = FunctionType::get(i32, {ptr, ptr, i64}, false);
+  Function *function = Function::Create(type, GlobalValue::ExternalLinkage,
+                                        contract.messageSymbol(), module);
+  function->addFnAttr(Attribute::NoUnwind);
+  Value *status = function->getArg(0);
+  Value *buffer = function->getArg(1);
+  Value *size = function->getArg(2);
+  status->setName("status");
+  buffer->setName("buffer");
+  size->setName("size");
+
+  FunctionCallee snprintfFn = module.getOrInsertFunction(
+      "snprintf", FunctionType::get(i32, {ptr, i64, ptr}, /*isVarArg=*/true));
+  BasicBlock *entry = BasicBlock::Create(context, "entry", function);
+  IRBuilder<> b(entry);
+  auto print = [&](IRBuilder<> &at, StringRef format, ArrayRef<Value *> args) {
+    SmallVector<Value *> callArgs = {buffer, size,
+                                     at.CreateGlobalStringPtr(format, "fmt")};
+    callArgs.append(args.begin(), args.end());
+    at.CreateRet(at.CreateCall(snprintfFn, callArgs));
+  };
+
+  BasicBlock *haveStatus = BasicBlock::Create(context, "have_status", function);
+  BasicBlock *noStatus = BasicBlock::Create(context, "no_status", function);
+  b.CreateCondBr(b.CreateIsNull(status), noStatus, haveStatus);
+  {
+    IRBuilder<> nb(noStatus);
+    print(nb, "no status (NULL)", {});
+  }
+  b.SetInsertPoint(haveStatus);
+  Value *code = load(b, i32, status, AbiLayout::kStatusCode, "code");
+  Value *guardId = load(b, i32, status, AbiLayout::kStatusGuard, "guard");
+  Value *fields[3] = {
+      load(b, i64, status, AbiLayout::kStatusExpectedMin, "expected_min"),
+      load(b, i64, status, AbiLayout::kStatusExpectedMax, "expected_max"),
+      load(b, i64, status, AbiLayout::kStatusActual, "actual")};
+
+  // Messages of statuses that name no known guard: by code alone.
+  BasicBlock *byCode = BasicBlock::Create(context, "by_code", function);
+  {
+    IRBuilder<> cb(byCode);
+    BasicBlock *unknown = BasicBlock::Create(context, "unknown_code", function);
+    SwitchInst *codes = cb.CreateSwitch(code, unknown);
+    for (StatusCode sc : kAllStatusCodes) {
+      BasicBlock *block = BasicBlock::Create(context, "code", function);
+      IRBuilder<> kb(block);
+      CallStatus generic;
+      generic.code = sc;
+      print(kb, genericStatusMessage(generic), {});
+      codes->addCase(cast<ConstantInt>(c32(int32_t(sc))), block);
+    }
+    IRBuilder<> ub(unknown);
+    print(ub, "error %d: unknown status code", {code});
+  }
+
+  // The {other} name of alias failures: inputs first, then outputs.
+  GlobalVariable *table = nullptr;
+  ArrayType *tableType =
+      ArrayType::get(ptr, contract.inputs.size() + contract.outputs.size());
+  auto otherNameValue = [&](IRBuilder<> &at) -> Value * {
+    if (!table) {
+      std::vector<Constant *> names;
+      for (const ContractTensor &input : contract.inputs)
+        names.push_back(at.CreateGlobalStringPtr("input '" + input.name + "'"));
+      for (const ContractTensor &output : contract.outputs)
+        names.push_back(
+            at.CreateGlobalStringPtr("output '" + output.name + "'"));
+      table = new GlobalVariable(module, tableType, /*isConstant=*/true,
+                                 GlobalValue::PrivateLinkage,
+                                 ConstantArray::get(tableType, names),
+                                 "tensor_names");
+    }
+    Value *kind = fields[0], *index = fields[1];
+    auto inRange = [&](TensorSide side, size_t count) {
+      return at.CreateAnd(
+          at.CreateICmpEQ(kind, c64(int64_t(side))),
+          at.CreateAnd(at.CreateICmpSGE(index, c64(0)),
+                       at.CreateICmpSLT(index, c64(int64_t(count)))));
+    };
+    Value *validInput = inRange(TensorSide::Input, contract.inputs.size());
+    Value *validOutput = inRange(TensorSide::Output, contract.outputs.size());
+    // Anything else (a status not produced by this artifact) reads slot 0
+    // and is replaced by the fallback below.
+    Value *slot = at.CreateSelect(
+        validInput, index,
+        at.CreateSelect(validOutput,
+                        at.CreateAdd(index, c64(contract.inputs.size())),
+                        c64(0)));
+    Value *entryPtr = at.CreateInBoundsGEP(tableType, table, {c64(0), slot});
+    Value *name = at.CreateLoad(ptr, entryPtr);
+    return at.CreateSelect(at.CreateOr(validInput, validOutput), name,
+                           at.CreateGlobalStringPtr("another tensor"));
+  };
+
+  BasicBlock *byGuard = BasicBlock::Create(context, "by_guard", function);
+  b.CreateCondBr(b.CreateICmpEQ(code, c32(0)), byCode, byGuard);
+  IRBuilder<> gb(byGuard);
+  SwitchInst *guards = gb.CreateSwitch(guardId, byCode);
+  for (const Guard &guard : contract.guards) {
+    BasicBlock *block = BasicBlock::Create(context, "guard", function);
+    IRBuilder<> kb(block);
+    PrintfMessage message = toPrintf(guard);
+    SmallVector<Value *> args;
+    for (const std::string &name : message.fields) {
+      if (name == "expected_min")
+        args.push_back(fields[0]);
+      else if (name == "expected_max")
+        args.push_back(fields[1]);
+      else if (name == "actual")
+        args.push_back(fields[2]);
+      else
+        args.push_back(otherNameValue(kb));
+    }
+    print(kb, message.format, args);
+    guards->addCase(cast<ConstantInt>(c32(guard.id)), block);
+  }
+}
+
+Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
+                              StringRef kernelName) {
+  Function *kernel = module.getFunction(kernelName);
+  if (!kernel)
+    return createStringError(inconvertibleErrorCode(),
+                             "internal error: kernel '%s' not found",
+                             kernelName.str().c_str());
+  unsigned expected = contract.symbols.size();
+  for (const ContractTensor &input : contract.inputs)
+    expected += 3 + 2 * input.type.rank();
+  for (const ContractTensor &output : contract.outputs)
+    expected += 3 + 2 * output.type.rank();
+  if (kernel->arg_size() != expected || !kernel->getReturnType()->isVoidTy())
+    return createStringError(
+        inconvertibleErrorCode(),
+        "internal error: kernel '%s' has %u parameters (expected %u) or "
+        "returns a value; the outputs were not bufferized in place",
+        kernelName.str().c_str(), kernel->arg_size(), expected);
+  kernel->setLinkage(GlobalValue::InternalLinkage);
+  EntryPointEmitter emitter(module, contract, kernel);
+  emitter.emitRun();
+  emitter.emitOutputShapes();
+  emitter.emitErrorMessage();
+  return Error::success();
+}

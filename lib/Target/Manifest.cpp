@@ -1,0 +1,160 @@
+//===- Manifest.cpp - The constraint manifest -----------------------------===//
+//
+// The manifest is the artifact's contract as JSON, for review and CI. Keys
+// are written in a fixed order and nothing depends on time, paths or the
+// environment, so compiling twice gives identical bytes.
+//
+//===----------------------------------------------------------------------===//
+#include "txc/Target/AbiEmitter.h"
+#include "txc/Target/ArtifactInfo.h"
+#include "txc/Support/Version.h"
+
+#include <nlohmann/json.hpp>
+
+using namespace txc;
+using json = nlohmann::ordered_json;
+
+static json shapeToJson(const Shape &shape,
+                        const std::vector<std::string> &names) {
+  json dims = json::array();
+  for (const ShapeExpr &dim : shape) {
+    if (auto value = dim.getConstant())
+      dims.push_back(*value);
+    else
+      dims.push_back(dim.toString(names));
+  }
+  return dims;
+}
+
+static json locationToJson(const std::string &file, const Loc &loc) {
+  json result;
+  result["file"] = file;
+  if (loc.isKnown()) {
+    result["line"] = loc.line;
+    result["column"] = loc.column;
+  }
+  result["pointer"] = loc.pointer;
+  return result;
+}
+
+static json tensorsToJson(const std::vector<ContractTensor> &tensors,
+                          const std::vector<std::string> &names,
+                          const std::string &file, bool outputs,
+                          const Contract &contract) {
+  json list = json::array();
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const ContractTensor &tensor = tensors[i];
+    json entry;
+    entry["name"] = tensor.name;
+    entry["index"] = i;
+    entry["dtype"] = dtypeName(tensor.type.dtype).str();
+    entry["dtype_code"] = int(tensor.type.dtype);
+    entry["shape"] = shapeToJson(tensor.type.shape, names);
+    if (outputs) {
+      entry["value"] = tensor.value;
+      entry["max_bytes"] = contract.maxOutputBytes(i);
+    }
+    entry["location"] = locationToJson(file, tensor.loc);
+    list.push_back(std::move(entry));
+  }
+  return list;
+}
+
+std::string txc::emitManifest(const Contract &contract,
+                              const ArtifactInfo &info) {
+  std::vector<std::string> names = contract.symbolNames();
+  json manifest;
+  manifest["format"] = kManifestFormat;
+  manifest["version"] = kManifestVersion;
+  manifest["program"] = {{"name", contract.programName},
+                         {"file", info.programFile},
+                         {"sha256", info.programSha256}};
+  manifest["compiler"] = {{"txc", txcVersion()}, {"llvm", llvmVersion()}};
+  json target;
+  target["triple"] = info.target.triple;
+  target["cpu"] = info.target.cpu;
+  target["cpu_from_host"] = info.target.hostCPU;
+  target["features"] = info.target.features;
+  target["opt_level"] = info.target.optLevel;
+  manifest["target"] = std::move(target);
+  manifest["entry_points"] = {{"run", contract.runSymbol()},
+                              {"output_shapes", contract.shapesSymbol()},
+                              {"error_message", contract.messageSymbol()}};
+  manifest["abi"] = {{"version", 1},
+                     {"max_rank", AbiLayout::kMaxRank},
+                     {"tensor_descriptor_bytes", AbiLayout::kTensorSize},
+                     {"status_bytes", AbiLayout::kStatusSize},
+                     {"layout", "dense row-major, no strides"}};
+
+  // Where each symbol's value comes from: the guard that defines it.
+  json symbols = json::array();
+  for (size_t s = 0; s < contract.symbols.size(); ++s) {
+    const ContractSymbol &symbol = contract.symbols[s];
+    json entry;
+    entry["name"] = symbol.name;
+    entry["min"] = symbol.min;
+    entry["max"] = symbol.max;
+    entry["multiple_of"] = symbol.multipleOf;
+    for (const Guard &g : contract.guards)
+      if (g.kind == GuardKind::SymbolRange && g.symbol == int32_t(s)) {
+        entry["determined_by"] =
+            contract.inputs[g.tensor].name + ".shape[" +
+            std::to_string(g.dim) + "]";
+        break;
+      }
+    entry["location"] = locationToJson(info.programFile, symbol.loc);
+    symbols.push_back(std::move(entry));
+  }
+  manifest["symbols"] = std::move(symbols);
+  manifest["inputs"] = tensorsToJson(contract.inputs, names, info.programFile,
+                                     false, contract);
+  manifest["outputs"] = tensorsToJson(contract.outputs, names,
+                                      info.programFile, true, contract);
+
+  json guards = json::array();
+  for (const Guard &g : contract.guards) {
+    json entry;
+    entry["id"] = g.id;
+    entry["kind"] = guardKindName(g.kind).str();
+    entry["code"] = int(g.code);
+    entry["code_name"] = statusCodeMacro(g.code).str();
+    entry["expression"] = g.expression;
+    entry["message"] = g.message;
+    if (g.side != TensorSide::None) {
+      const auto &tensors =
+          g.side == TensorSide::Input ? contract.inputs : contract.outputs;
+      entry["tensor"] = {
+          {"side", g.side == TensorSide::Input ? "input" : "output"},
+          {"index", g.tensor},
+          {"name", tensors[g.tensor].name}};
+    }
+    if (g.dim >= 0)
+      entry["dim"] = g.dim;
+    if (g.symbol >= 0)
+      entry["symbol"] = contract.symbols[g.symbol].name;
+    entry["location"] = locationToJson(info.programFile, g.origin);
+    guards.push_back(std::move(entry));
+  }
+  manifest["guards"] = std::move(guards);
+
+  json codes = json::array();
+  for (StatusCode code : kAllStatusCodes)
+    codes.push_back({{"code", int(code)},
+                     {"name", statusCodeMacro(code).str()},
+                     {"meaning", statusCodeDescription(code).str()}});
+  manifest["status_codes"] = std::move(codes);
+
+  manifest["numerics"] = {
+      {"ieee754", true},
+      {"fast_math", false},
+      {"fp_contraction", "off: separate multiplies and adds are never fused; "
+                         "contractions (matmul) may use fused multiply-add"},
+      {"denormals", "preserved"},
+      {"f16_bf16", "each op computes in f32 and rounds to the result type"},
+      {"integer_overflow", "wraps (two's complement)"},
+      {"integer_division", "truncates toward zero; x/0 = 0; INT_MIN/-1 = "
+                           "INT_MIN"},
+      {"reduction_order", "unspecified; results may differ from a "
+                          "sequential sum by rounding"}};
+  return manifest.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}

@@ -1,0 +1,185 @@
+//===- ObjectEmitter.cpp - LLVM IR to object code, in process -------------===//
+#include "txc/Target/ObjectEmitter.h"
+
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <mutex>
+
+using namespace txc;
+
+static void initializeTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+  });
+}
+
+llvm::Expected<TargetSpec> txc::resolveTargetSpec(llvm::StringRef triple,
+                                                  llvm::StringRef cpu,
+                                                  llvm::StringRef features,
+                                                  unsigned optLevel) {
+  initializeTargets();
+  TargetSpec spec;
+  spec.optLevel = optLevel;
+  spec.triple = triple.empty()
+                    ? llvm::Triple::normalize(llvm::sys::getDefaultTargetTriple())
+                    : llvm::Triple::normalize(triple);
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(spec.triple, error);
+  if (!target)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unknown target '%s': %s",
+                                   spec.triple.c_str(), error.c_str());
+  llvm::Triple hostTriple(llvm::sys::getDefaultTargetTriple());
+  llvm::Triple targetTriple(spec.triple);
+  bool isHost = targetTriple.getArch() == hostTriple.getArch() &&
+                targetTriple.getOS() == hostTriple.getOS();
+  if (cpu.empty() || cpu == "native") {
+    if (!isHost && cpu == "native")
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--cpu native is only valid when compiling for this machine");
+    if (isHost) {
+      spec.cpu = llvm::sys::getHostCPUName().str();
+      spec.hostCPU = true;
+      // The host's exact features: a VM may hide some of the CPU model's.
+      llvm::SubtargetFeatures hostFeatures;
+      llvm::StringMap<bool> flags = llvm::sys::getHostCPUFeatures();
+      std::vector<std::string> names;
+      for (const auto &flag : flags)
+        names.push_back((flag.second ? "+" : "-") + flag.first().str());
+      llvm::sort(names); // StringMap order is not deterministic
+      for (const std::string &name : names)
+        hostFeatures.AddFeature(name);
+      spec.features = hostFeatures.getString();
+    } else {
+      spec.cpu = "generic";
+    }
+  } else {
+    spec.cpu = cpu.str();
+  }
+  if (!features.empty())
+    spec.features = spec.features.empty()
+                        ? features.str()
+                        : spec.features + "," + features.str();
+  // Reject CPU names the target does not know instead of silently falling
+  // back to a generic model.
+  const llvm::MCSubtargetInfo *probe =
+      target->createMCSubtargetInfo(spec.triple, spec.cpu, "");
+  bool knownCPU = probe && probe->isCPUStringValid(spec.cpu);
+  delete probe;
+  if (!knownCPU)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unknown CPU '%s' for target '%s'",
+                                   spec.cpu.c_str(), spec.triple.c_str());
+  return spec;
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+txc::createTargetMachine(const TargetSpec &spec) {
+  initializeTargets();
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(spec.triple, error);
+  if (!target)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unknown target '%s': %s",
+                                   spec.triple.c_str(), error.c_str());
+  llvm::TargetOptions options;
+  // Only explicit FMAs (math.fma, vector contractions) are fused; separate
+  // multiplies and adds are never contracted (manifest: numerics).
+  options.AllowFPOpFusion = llvm::FPOpFusion::Standard;
+  llvm::CodeGenOptLevel level = spec.optLevel == 0   ? llvm::CodeGenOptLevel::None
+                                : spec.optLevel == 1 ? llvm::CodeGenOptLevel::Less
+                                : spec.optLevel == 2
+                                    ? llvm::CodeGenOptLevel::Default
+                                    : llvm::CodeGenOptLevel::Aggressive;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      spec.triple, spec.cpu, spec.features, options, llvm::Reloc::PIC_,
+      std::nullopt, level));
+  if (!machine)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot create a target machine for '%s'",
+                                   spec.triple.c_str());
+  return machine;
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+txc::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
+                       llvm::TargetMachine &machine,
+                       llvm::StringRef sourceName) {
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, context, sourceName);
+  if (!llvmModule)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "internal error: cannot translate the "
+                                   "LLVM dialect to LLVM IR");
+  // Only the file name, never a path, reaches the object (reproducibility).
+  llvmModule->setSourceFileName(sourceName);
+  llvmModule->setTargetTriple(machine.getTargetTriple().str());
+  llvmModule->setDataLayout(machine.createDataLayout());
+  return llvmModule;
+}
+
+void txc::optimizeLLVMModule(llvm::Module &module,
+                             llvm::TargetMachine &machine, unsigned optLevel) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = optLevel >= 2;
+  tuning.SLPVectorization = optLevel >= 2;
+  llvm::PassBuilder builder(&machine, tuning);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::OptimizationLevel level = optLevel == 0   ? llvm::OptimizationLevel::O0
+                                  : optLevel == 1 ? llvm::OptimizationLevel::O1
+                                  : optLevel == 2 ? llvm::OptimizationLevel::O2
+                                                  : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager passes =
+      optLevel == 0 ? builder.buildO0DefaultPipeline(level)
+                    : builder.buildPerModuleDefaultPipeline(level);
+  passes.run(module, mam);
+}
+
+llvm::Expected<std::string> txc::emitMachineCode(llvm::Module &module,
+                                                 llvm::TargetMachine &machine,
+                                                 MachineCodeKind kind) {
+  if (llvm::verifyModule(module, &llvm::errs()))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "internal error: invalid LLVM IR");
+  llvm::SmallVector<char, 0> bytes;
+  llvm::raw_svector_ostream stream(bytes);
+  llvm::legacy::PassManager passes;
+  auto fileType = kind == MachineCodeKind::Object
+                      ? llvm::CodeGenFileType::ObjectFile
+                      : llvm::CodeGenFileType::AssemblyFile;
+  if (machine.addPassesToEmitFile(passes, stream, nullptr, fileType))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the target cannot emit this file type");
+  passes.run(module);
+  return std::string(bytes.begin(), bytes.end());
+}

@@ -1,0 +1,127 @@
+//===- txc.cpp - The txc command-line tool --------------------------------===//
+//
+// A thin driver: parses the command line with CLI11 and runs a job from the
+// Driver library. CLI11's exceptions are caught here and nowhere else.
+//
+//===----------------------------------------------------------------------===//
+#include "txc/Driver/Driver.h"
+#include "txc/Support/Diagnostics.h"
+#include "txc/Support/Version.h"
+
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <CLI/CLI.hpp>
+
+using namespace txc;
+
+namespace {
+struct CommonOptions {
+  std::string diagnosticsFormat = "text";
+
+  DiagnosticFormat format() const {
+    if (diagnosticsFormat == "json")
+      return DiagnosticFormat::Json;
+    if (diagnosticsFormat == "sarif")
+      return DiagnosticFormat::Sarif;
+    return DiagnosticFormat::Text;
+  }
+};
+
+void addCommonOptions(CLI::App *command, CommonOptions &common) {
+  command
+      ->add_option("--diagnostics-format", common.diagnosticsFormat,
+                   "How errors are printed on stderr")
+      ->check(CLI::IsMember({"text", "json", "sarif"}))
+      ->capture_default_str();
+}
+
+std::string emitKindHelp() {
+  std::string help = "What to write:";
+  for (const EmitKindInfo &info : emitKinds())
+    help += std::string("\n  ") + info.name + ": " + info.description;
+  return help;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  CLI::App app{"txc: an ahead-of-time export compiler for tensor programs",
+               "txc"};
+  app.set_version_flag("--version", "txc " + txcVersion() + " (LLVM " +
+                                        llvmVersion() + ")");
+  app.require_subcommand(1);
+
+  CommonOptions common;
+  CompileOptions compile;
+  std::string emitName = "obj";
+  CLI::App *compileCommand = app.add_subcommand(
+      "compile", "Compile a program to an object file, a C header and a "
+                 "constraint manifest");
+  compileCommand->add_option("program", compile.programPath, "Program file (JSON)")
+      ->required();
+  compileCommand->add_option("-o,--output", compile.outputPath,
+                             "Output file ('-' for stdout; default "
+                             "<program name>.<ext>)");
+  compileCommand->add_option("--header", compile.headerPath,
+                             "Also write the C header here");
+  compileCommand->add_option("--manifest", compile.manifestPath,
+                             "Also write the constraint manifest here");
+  std::vector<std::string> emitNames;
+  for (const EmitKindInfo &info : emitKinds())
+    emitNames.push_back(info.name);
+  compileCommand->add_option("--emit", emitName, emitKindHelp())
+      ->check(CLI::IsMember(emitNames))
+      ->capture_default_str();
+  compileCommand->add_option("-O", compile.optLevel,
+                             "Optimization level 0-3")
+      ->check(CLI::Range(0u, 3u))
+      ->capture_default_str();
+  compileCommand->add_option("--target", compile.triple,
+                             "Target triple (default: this machine)");
+  compileCommand->add_option("--cpu", compile.cpu,
+                             "Target CPU, e.g. znver4, x86-64-v3, "
+                             "neoverse-n1 (default: this machine's)");
+  compileCommand->add_option("--features", compile.features,
+                             "Extra target features, e.g. +avx2,-avx512f");
+  compileCommand->add_option("--entry-prefix", compile.entryPrefix,
+                             "Prefix of the C entry points (default: the "
+                             "program name)");
+  compileCommand->add_flag("--print-ir-after-all", compile.printIRAfterAll,
+                           "Print the MLIR after every pass (on stderr)");
+  compileCommand->add_flag("--time-report", compile.timeReport,
+                           "Print the time of each compilation phase");
+  addCommonOptions(compileCommand, common);
+
+  std::string checkPath;
+  CLI::App *checkCommand = app.add_subcommand(
+      "check", "Parse and verify a program without compiling it");
+  checkCommand->add_option("program", checkPath, "Program file (JSON)")
+      ->required();
+  addCommonOptions(checkCommand, common);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    app.exit(e); // prints the message and usage
+    return ExitUsage;
+  }
+
+  DiagnosticEngine diags;
+  int exitCode = ExitOK;
+  if (*compileCommand) {
+    compile.emit = *parseEmitKind(emitName);
+    exitCode = runCompile(compile, diags);
+  } else if (*checkCommand) {
+    exitCode = runCheck(checkPath, diags);
+  }
+  if (!diags.diagnostics().empty() || common.format() != DiagnosticFormat::Text)
+    diags.print(llvm::errs(), common.format());
+  return exitCode;
+}
