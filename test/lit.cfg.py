@@ -1,0 +1,33 @@
+# lit configuration for txc. Test files: *.test, *.json (with RUN lines in
+# a split-file header), *.c and *.mlir under test/lit and test/e2e.
+import os
+import lit.formats
+import lit.util
+
+config.name = "txc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".test"]
+config.test_source_root = os.path.join(config.txc_src_root, "test")
+config.test_exec_root = os.path.join(config.txc_obj_root, "test")
+config.excludes = ["Inputs", "CMakeLists.txt", "unit", "lit.cfg.py",
+                   "lit.site.cfg.py", "lit.site.cfg.py.in"]
+
+# The LLVM tools (FileCheck, not, split-file) and txc itself.
+config.environment["PATH"] = os.pathsep.join(
+    [config.txc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
+# Deterministic, locale-independent output.
+config.environment["LC_ALL"] = "C"
+
+samples = os.path.join(config.txc_src_root, "samples")
+harness = os.path.join(config.txc_src_root, "test", "e2e", "harness")
+config.substitutions.append(("%txc", os.path.join(config.txc_tools_dir, "txc")))
+config.substitutions.append(("%samples", samples))
+config.substitutions.append(("%harness", harness))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(
+    ("%cc", config.c_compiler + " -std=c99 -Wall -Wextra -Werror -pedantic"))
+config.substitutions.append(
+    ("%asan", "-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"))
+config.substitutions.append(
+    ("%expect-exit", "sh " + os.path.join(config.txc_src_root, "test", "lit",
+                                          "Inputs", "expect-exit.sh")))

@@ -1,0 +1,100 @@
+//===- ShapeExprTest.cpp --------------------------------------------------===//
+#include "txc/Program/ShapeExpr.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+using namespace txc;
+
+namespace {
+
+std::vector<std::string> names = {"B", "S", "T"};
+
+std::optional<uint32_t> lookup(llvm::StringRef name) {
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name)
+      return uint32_t(i);
+  return std::nullopt;
+}
+
+ShapeExpr parse(llvm::StringRef text) {
+  std::string error;
+  size_t offset = 0;
+  auto expr = ShapeExpr::parse(text, lookup, error, offset);
+  EXPECT_TRUE(expr.has_value()) << text.str() << ": " << error;
+  return expr.value_or(ShapeExpr());
+}
+
+TEST(ShapeExpr, ParsesAndPrintsCanonically) {
+  EXPECT_EQ(parse("2*S+1").toString(names), "2*S+1");
+  EXPECT_EQ(parse("1 + S*2").toString(names), "2*S+1");
+  EXPECT_EQ(parse("S+T-S").toString(names), "T");
+  EXPECT_EQ(parse("(B+1)*(B-1)").toString(names), "B*B-1");
+  EXPECT_EQ(parse("4*B*S").toString(names), "4*B*S");
+  EXPECT_EQ(parse("-S+3").toString(names), "-S+3");
+  EXPECT_EQ(parse("0").toString(names), "0");
+}
+
+TEST(ShapeExpr, EqualityIsStructural) {
+  EXPECT_EQ(parse("S+T"), parse("T+S"));
+  EXPECT_EQ(parse("2*(S+1)"), parse("2*S+2"));
+  EXPECT_NE(parse("S"), parse("T"));
+  EXPECT_EQ(parse("S").getSingleSymbol(), 1u);
+  EXPECT_FALSE(parse("2*S").getSingleSymbol());
+  EXPECT_EQ(parse("7").getConstant(), 7);
+}
+
+TEST(ShapeExpr, ReportsParseErrorsWithOffsets) {
+  std::string error;
+  size_t offset = 0;
+  EXPECT_FALSE(ShapeExpr::parse("2*Q", lookup, error, offset));
+  EXPECT_EQ(error, "unknown symbol 'Q'");
+  EXPECT_EQ(offset, 2u);
+  EXPECT_FALSE(ShapeExpr::parse("S+", lookup, error, offset));
+  EXPECT_FALSE(ShapeExpr::parse("(S", lookup, error, offset));
+  EXPECT_FALSE(ShapeExpr::parse("S)", lookup, error, offset));
+  EXPECT_FALSE(ShapeExpr::parse("99999999999999999999", lookup, error, offset));
+  EXPECT_FALSE(
+      ShapeExpr::parse("9223372036854775807*2", lookup, error, offset));
+  EXPECT_NE(error.find("overflow"), std::string::npos);
+}
+
+TEST(ShapeExpr, EvaluatesWithOverflowChecks) {
+  EXPECT_EQ(parse("2*S+1").evaluate({0, 5, 0}), 11);
+  EXPECT_EQ(parse("B*S").evaluate({3, 4, 0}), 12);
+  int64_t big = std::numeric_limits<int64_t>::max() / 2 + 1;
+  EXPECT_FALSE(parse("2*S").evaluate({0, big, 0}).has_value());
+}
+
+TEST(ShapeExpr, BoundsOverRanges) {
+  std::vector<Interval> ranges = {{1, 4096}, {1, 512}, {0, 3}};
+  Interval b = parse("2*S+1").bounds(ranges);
+  EXPECT_EQ(b.min, 3);
+  EXPECT_EQ(b.max, 1025);
+  Interval c = parse("S-T").bounds(ranges);
+  EXPECT_EQ(c.min, -2);
+  EXPECT_EQ(c.max, 512);
+}
+
+TEST(ShapeExpr, LinearDecomposition) {
+  auto form = parse("2*S+T+1").linearIn(1);
+  ASSERT_TRUE(form);
+  EXPECT_EQ(form->coeff, 2);
+  EXPECT_EQ(form->rest.toString(names), "T+1");
+  EXPECT_FALSE(parse("S*S").linearIn(1));
+  EXPECT_FALSE(parse("B*S").linearIn(1));
+  EXPECT_FALSE(parse("T").linearIn(1));
+}
+
+TEST(ShapeExpr, ExactDivision) {
+  auto q = ShapeExpr::divExact(parse("4*B*S"), parse("4*B"));
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->toString(names), "S");
+  EXPECT_FALSE(ShapeExpr::divExact(parse("4*B+1"), parse("4")));
+  auto r = ShapeExpr::divExact(parse("2*S*T+2*T"), parse("S+1"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->toString(names), "2*T");
+}
+
+} // namespace
