@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 (bookworm) package txc needs. Idempotent and quiet
+# when everything is already installed.
+#
+#   scripts/install-deps.sh          build + test dependencies
+#   scripts/install-deps.sh --bench  also the benchmark peers (OpenBLAS,
+#                                    Eigen, oneDNN, PyTorch, Google Benchmark)
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ gcc make ccache
+  llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
+  libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
+  python3 python3-jsonschema python3-numpy
+)
+if [[ "${1:-}" == "--bench" ]]; then
+  packages+=(libopenblas-dev libeigen3-dev libdnnl-dev python3-torch
+             libbenchmark-dev hyperfine)
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null |
+      grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then
+  sudo="sudo"
+fi
+echo "Installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
