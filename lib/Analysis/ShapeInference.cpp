@@ -1,19 +1,114 @@
-//===- ShapeInference.cpp - dtype and symbolic shape rules of each op -----===//
-//
-// One function per op family. Each checks operand dtypes and shapes and
-// returns the result types; a mismatch is reported naming both shapes.
-// docs/ops.md states the same rules in prose.
-//
-//===----------------------------------------------------------------------===//
+//===- ShapeInference.cpp - The shape rule table and shared checks --------===//
 #include "txc/Analysis/ShapeInference.h"
 
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace txc;
 
+static const ShapeRuleTable &shapeRules() {
+  static const ShapeRuleTable table = [] {
+    ShapeRuleTable t;
+    registerElementwiseShapeRules(t);
+    registerLinearAlgebraShapeRules(t);
+    registerShapeOpShapeRules(t);
+    return t;
+  }();
+  return table;
+}
+
+bool txc::hasShapeRule(OpKind kind) { return shapeRules().lookup(kind); }
+
+std::vector<TensorType> txc::inferResultTypes(InferenceContext &ctx) {
+  ShapeRule rule = shapeRules().lookup(ctx.node.kind);
+  if (!rule)
+    llvm::report_fatal_error("txc: op '" + llvm::Twine(ctx.opName()) +
+                             "' has no shape rule");
+  return rule(ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// InferenceContext
+//===----------------------------------------------------------------------===//
+
 std::string InferenceContext::str(const TensorType &type) const {
   return dtypeName(type.dtype).str() + str(type.shape);
 }
+
+std::string InferenceContext::opName() const {
+  return getOpInfo(node.kind).name.str();
+}
+
+Loc InferenceContext::attrLoc(llvm::StringRef name) const {
+  const NodeAttr *attr = node.findAttribute(name);
+  return attr ? attr->value.loc : node.loc;
+}
+
+bool InferenceContext::requireSameDType(size_t a, size_t b) {
+  if (operands[a].dtype == operands[b].dtype)
+    return true;
+  fail(node.opLoc, "dtype-mismatch",
+       "operands of '" + opName() + "' node '" + node.name +
+           "' have different dtypes " + dtypeName(operands[a].dtype).str() +
+           " and " + dtypeName(operands[b].dtype).str() +
+           "; txc does not promote dtypes, insert a 'cast'");
+  return false;
+}
+
+bool InferenceContext::requireDType(size_t operand, bool (*allowed)(DType),
+                                    llvm::StringRef what) {
+  if (allowed(operands[operand].dtype))
+    return true;
+  fail(operandLoc(operand), "bad-dtype",
+       "'" + opName() + "' node '" + node.name + "' needs " + what.str() +
+           " for operand " + std::to_string(operand) + ", not " +
+           dtypeName(operands[operand].dtype).str());
+  return false;
+}
+
+bool InferenceContext::requireRank(size_t operand, unsigned rank) {
+  if (operands[operand].rank() == rank)
+    return true;
+  fail(operandLoc(operand), "rank-mismatch",
+       "operand " + std::to_string(operand) + " of '" + opName() +
+           "' node '" + node.name + "' has rank " +
+           std::to_string(operands[operand].rank()) + " (shape " +
+           str(operands[operand].shape) + "); expected rank " +
+           std::to_string(rank));
+  return false;
+}
+
+std::vector<std::string>
+InferenceContext::explainDimMismatch(const ShapeExpr &x,
+                                     const ShapeExpr &y) const {
+  std::vector<std::string> notes;
+  auto explain = [&](const ShapeExpr &sym, const ShapeExpr &constant) {
+    auto id = sym.getSingleSymbol();
+    auto value = constant.getConstant();
+    if (!id || !value)
+      return;
+    const Symbol &symbol = program.symbols[*id];
+    bool inRange = *value >= symbol.min && *value <= symbol.max;
+    notes.push_back(
+        "this holds only if symbol '" + symbol.name + "' is " +
+        std::to_string(*value) +
+        (inRange ? "; txc does not specialize symbols: use the constant "
+                   "dimension in the input's shape instead"
+                 : ", outside its declared range [" +
+                       std::to_string(symbol.min) + ", " +
+                       std::to_string(symbol.max) + "]"));
+  };
+  explain(x, y);
+  explain(y, x);
+  if (notes.empty() && !x.isConstant() && !y.isConstant())
+    notes.push_back("symbolic dimensions are equal only when they are the "
+                    "same expression; txc does not broadcast symbolic "
+                    "dimensions");
+  return notes;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared shape helpers
+//===----------------------------------------------------------------------===//
 
 std::optional<Shape> txc::broadcastShapes(const Shape &a, const Shape &b,
                                           size_t &badDim) {
@@ -72,174 +167,4 @@ std::optional<Shape> txc::readShapeAttribute(const Program &program,
     shape.push_back(std::move(*expr));
   }
   return shape;
-}
-
-namespace {
-
-/// Explains why two dims differ when one is a lone symbol and the other a
-/// constant: the symbol would need a single value, maybe outside its range.
-std::vector<std::string> explainDimMismatch(const InferenceContext &ctx,
-                                            const ShapeExpr &x,
-                                            const ShapeExpr &y) {
-  std::vector<std::string> notes;
-  auto explain = [&](const ShapeExpr &sym, const ShapeExpr &constant) {
-    auto id = sym.getSingleSymbol();
-    auto value = constant.getConstant();
-    if (!id || !value)
-      return;
-    const Symbol &symbol = ctx.program.symbols[*id];
-    bool inRange = *value >= symbol.min && *value <= symbol.max;
-    notes.push_back(
-        "this holds only if symbol '" + symbol.name + "' is " +
-        std::to_string(*value) +
-        (inRange ? "; txc does not specialize symbols: use the constant "
-                   "dimension in the input's shape instead"
-                 : ", outside its declared range [" +
-                       std::to_string(symbol.min) + ", " +
-                       std::to_string(symbol.max) + "]"));
-  };
-  explain(x, y);
-  explain(y, x);
-  if (notes.empty() && !x.isConstant() && !y.isConstant())
-    notes.push_back("symbolic dimensions are equal only when they are the "
-                    "same expression; txc does not broadcast symbolic "
-                    "dimensions");
-  return notes;
-}
-
-/// Elementwise ops accept these dtypes.
-bool isArithmetic(DType type) { return type != DType::Bool; }
-
-std::vector<TensorType> inferElementwiseBinary(InferenceContext &ctx) {
-  const TensorType &a = ctx.operands[0], &b = ctx.operands[1];
-  llvm::StringRef op = getOpInfo(ctx.node.kind).name;
-  if (a.dtype != b.dtype) {
-    ctx.fail(ctx.node.opLoc, "dtype-mismatch",
-             "operands of '" + op.str() + "' node '" + ctx.node.name +
-                 "' have different dtypes " + dtypeName(a.dtype).str() +
-                 " and " + dtypeName(b.dtype).str() +
-                 "; txc does not promote dtypes, insert a 'cast'");
-    return {};
-  }
-  if (!isArithmetic(a.dtype)) {
-    ctx.fail(ctx.node.opLoc, "bad-dtype",
-             "'" + op.str() + "' is not defined for dtype " +
-                 dtypeName(a.dtype).str());
-    return {};
-  }
-  size_t badDim = 0;
-  auto shape = broadcastShapes(a.shape, b.shape, badDim);
-  if (!shape) {
-    size_t rank = std::max(a.rank(), b.rank());
-    const ShapeExpr &x = a.shape[badDim + a.rank() - rank];
-    const ShapeExpr &y = b.shape[badDim + b.rank() - rank];
-    ctx.fail(ctx.node.loc, "shape-mismatch",
-             "shapes " + ctx.str(a.shape) + " and " + ctx.str(b.shape) +
-                 " of '" + op.str() + "' node '" + ctx.node.name +
-                 "' do not broadcast: dimension " + ctx.str(x) + " vs " +
-                 ctx.str(y) + " (aligned from the right)",
-             explainDimMismatch(ctx, x, y));
-    return {};
-  }
-  return {TensorType{a.dtype, std::move(*shape)}};
-}
-
-std::vector<TensorType> inferElementwiseUnary(InferenceContext &ctx) {
-  const TensorType &a = ctx.operands[0];
-  if (!isArithmetic(a.dtype)) {
-    ctx.fail(ctx.node.opLoc, "bad-dtype",
-             "'" + getOpInfo(ctx.node.kind).name.str() +
-                 "' is not defined for dtype " + dtypeName(a.dtype).str());
-    return {};
-  }
-  return {a};
-}
-
-std::vector<TensorType> inferMatMul(InferenceContext &ctx) {
-  const TensorType &a = ctx.operands[0], &b = ctx.operands[1];
-  if (a.dtype != b.dtype) {
-    ctx.fail(ctx.node.opLoc, "dtype-mismatch",
-             "operands of 'matmul' node '" + ctx.node.name +
-                 "' have different dtypes " + dtypeName(a.dtype).str() +
-                 " and " + dtypeName(b.dtype).str() +
-                 "; txc does not promote dtypes, insert a 'cast'");
-    return {};
-  }
-  if (!isArithmetic(a.dtype)) {
-    ctx.fail(ctx.node.opLoc, "bad-dtype",
-             "'matmul' is not defined for dtype " + dtypeName(a.dtype).str());
-    return {};
-  }
-  for (size_t i = 0; i < 2; ++i)
-    if (ctx.operands[i].rank() != 2) {
-      ctx.fail(ctx.operandLoc(i), "rank-mismatch",
-               "operand " + std::to_string(i) + " of 'matmul' node '" +
-                   ctx.node.name + "' has rank " +
-                   std::to_string(ctx.operands[i].rank()) + " (shape " +
-                   ctx.str(ctx.operands[i].shape) + "); matmul takes [M,K] and [K,N]");
-      return {};
-    }
-  if (a.shape[1] != b.shape[0]) {
-    ctx.fail(ctx.node.loc, "shape-mismatch",
-             "shapes " + ctx.str(a.shape) + " and " + ctx.str(b.shape) +
-                 " of 'matmul' node '" + ctx.node.name +
-                 "' do not match: the inner dimensions " + ctx.str(a.shape[1]) +
-                 " and " + ctx.str(b.shape[0]) + " differ",
-             explainDimMismatch(ctx, a.shape[1], b.shape[0]));
-    return {};
-  }
-  return {TensorType{a.dtype, {a.shape[0], b.shape[1]}}};
-}
-
-std::vector<TensorType> inferBroadcast(InferenceContext &ctx) {
-  const TensorType &a = ctx.operands[0];
-  const NodeAttr *attr = ctx.node.findAttribute("shape");
-  std::string error;
-  Loc errorLoc;
-  auto target = readShapeAttribute(ctx.program, attr->value, error, errorLoc);
-  if (!target) {
-    ctx.fail(errorLoc, "bad-attribute", error);
-    return {};
-  }
-  if (target->size() < a.rank()) {
-    ctx.fail(attr->loc, "shape-mismatch",
-             "'broadcast' node '" + ctx.node.name + "' cannot broadcast " +
-                 ctx.str(a.shape) + " to the lower rank " + ctx.str(*target));
-    return {};
-  }
-  size_t offset = target->size() - a.rank();
-  for (size_t i = 0; i < a.rank(); ++i) {
-    const ShapeExpr &from = a.shape[i], &to = (*target)[offset + i];
-    if (from != to && from.getConstant() != 1) {
-      ctx.fail(attr->loc, "shape-mismatch",
-               "'broadcast' node '" + ctx.node.name + "' cannot broadcast " +
-                   ctx.str(a.shape) + " to " + ctx.str(*target) +
-                   ": dimension " + ctx.str(from) + " is neither 1 nor " +
-                   ctx.str(to),
-               explainDimMismatch(ctx, from, to));
-      return {};
-    }
-  }
-  return {TensorType{a.dtype, std::move(*target)}};
-}
-
-} // namespace
-
-std::vector<TensorType> txc::inferResultTypes(InferenceContext &ctx) {
-  switch (ctx.node.kind) {
-  case OpKind::Add:
-  case OpKind::Sub:
-  case OpKind::Mul:
-  case OpKind::Div:
-    return inferElementwiseBinary(ctx);
-  case OpKind::Relu:
-    return inferElementwiseUnary(ctx);
-  case OpKind::MatMul:
-    return inferMatMul(ctx);
-  case OpKind::Broadcast:
-    return inferBroadcast(ctx);
-  case OpKind::Unknown:
-    break;
-  }
-  llvm_unreachable("op without shape inference");
 }

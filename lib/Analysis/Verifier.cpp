@@ -68,6 +68,11 @@ private:
   bool checkAttributes(const Node &node, const OpInfo &info);
   bool checkAttributeType(const AttrValue &value, const AttrSpec &spec,
                           const Node &node);
+  bool checkRegions(const Node &node, const OpInfo &info);
+  std::optional<std::vector<TensorType>>
+  verifyRegion(const Node &node, Graph &graph,
+               const std::vector<TensorType> &inputTypes,
+               const std::string &regionName);
   const ValueInfo *lookup(llvm::StringRef name) const;
   std::optional<std::optional<TensorType>> resolveOperand(const Node &node,
                                                           size_t index);
@@ -429,6 +434,63 @@ bool Verifier::checkAttributes(const Node &node, const OpInfo &info) {
   return ok;
 }
 
+bool Verifier::checkRegions(const Node &node, const OpInfo &info) {
+  bool ok = true;
+  for (const auto &region : node.regions)
+    if (!llvm::is_contained(info.regions, llvm::StringRef(region.first))) {
+      std::string expected;
+      for (llvm::StringRef name : info.regions)
+        expected += (expected.empty() ? "'" : ", '") + name.str() + "'";
+      error(node.loc, "unexpected-region",
+            "op '" + info.name + "' " +
+                (expected.empty() ? std::string("takes no regions")
+                                  : "takes the regions " + expected) +
+                ", but node '" + node.name + "' has region '" + region.first +
+                "'");
+      ok = false;
+    }
+  for (llvm::StringRef name : info.regions)
+    if (!node.findRegion(name)) {
+      error(node.loc, "missing-region",
+            "node '" + node.name + "' (op '" + info.name +
+                "') needs the region '" + name + "'");
+      ok = false;
+    }
+  return ok;
+}
+
+std::optional<std::vector<TensorType>>
+Verifier::verifyRegion(const Node &node, Graph &graph,
+                       const std::vector<TensorType> &inputTypes,
+                       const std::string &regionName) {
+  unsigned errorsBefore = diags.errorCount();
+  if (graph.inputs.size() != inputTypes.size()) {
+    error(node.loc, "region-signature",
+          "region '" + regionName + "' of node '" + node.name + "' has " +
+              llvm::Twine(graph.inputs.size()) + " inputs; op '" +
+              getOpInfo(node.kind).name + "' passes it " +
+              llvm::Twine(inputTypes.size()));
+    return std::nullopt;
+  }
+  for (size_t i = 0; i < inputTypes.size(); ++i)
+    if (graph.inputs[i].type != inputTypes[i]) {
+      error(graph.inputs[i].loc, "region-signature",
+            "input '" + graph.inputs[i].name + "' of region '" + regionName +
+                "' is declared " + dtypeName(graph.inputs[i].type.dtype) +
+                str(graph.inputs[i].type.shape) + " but receives " +
+                dtypeName(inputTypes[i].dtype) + str(inputTypes[i].shape));
+    }
+  scopes.emplace_back();
+  verifyGraph(graph);
+  scopes.pop_back();
+  if (diags.errorCount() != errorsBefore)
+    return std::nullopt;
+  std::vector<TensorType> outputs;
+  for (const OutputDecl &output : graph.outputs)
+    outputs.push_back(output.type);
+  return outputs;
+}
+
 void Verifier::verifyNode(Node &node) {
   // Operands are resolved first so that dangling references are reported
   // even for nodes whose op is unknown.
@@ -475,17 +537,18 @@ void Verifier::verifyNode(Node &node) {
     ok = false;
   }
   ok &= checkAttributes(node, info);
-  for (const auto &region : node.regions) {
-    error(node.loc, "unexpected-region",
-          "op '" + info.name + "' takes no regions, but node '" + node.name +
-              "' has region '" + region.first + "'");
-    ok = false;
-  }
+  ok &= checkRegions(node, info);
   if (!ok || !operandsKnown) {
     defineResults(nullptr);
     return;
   }
   InferenceContext ctx(program, node, std::move(operandTypes));
+  ctx.verifyRegion = [&](const Graph &graph,
+                         const std::vector<TensorType> &inputTypes,
+                         const std::string &regionName) {
+    return verifyRegion(node, const_cast<Graph &>(graph), inputTypes,
+                        regionName);
+  };
   std::vector<TensorType> results = inferResultTypes(ctx);
   for (const InferenceContext::Problem &problem : ctx.problems) {
     Diagnostic &diag = diags.error(DiagCategory::Invalid, problem.id,

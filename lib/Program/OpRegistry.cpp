@@ -11,20 +11,26 @@ namespace {
 struct Registry {
   std::vector<OpInfo> ops;                    // indexed by OpKind
   std::vector<std::vector<AttrSpec>> attrs;   // indexed by OpKind
+  std::vector<std::vector<llvm::StringRef>> regions; // indexed by OpKind
   std::vector<UnsupportedOpInfo> unsupported;
 
   Registry() {
     ops.push_back({OpKind::Unknown, "<unknown>", 0, 0,
-                   OpCategory::ElementwiseUnary, {}});
+                   OpCategory::ElementwiseUnary, {}, {}});
 #define TXC_OP(Enum, Name, Min, Max, Category)                                 \
-  ops.push_back({OpKind::Enum, Name, Min, Max, OpCategory::Category, {}});
+  ops.push_back({OpKind::Enum, Name, Min, Max, OpCategory::Category, {}, {}});
 #include "txc/Program/Ops.def"
     attrs.resize(ops.size());
 #define TXC_ATTR(Enum, Name, Type, Required)                                   \
   attrs[size_t(OpKind::Enum)].push_back({Name, AttrType::Type, Required});
 #include "txc/Program/Ops.def"
-    for (size_t i = 0; i < ops.size(); ++i)
+    regions.resize(ops.size());
+#define TXC_REGION(Enum, Name) regions[size_t(OpKind::Enum)].push_back(Name);
+#include "txc/Program/Ops.def"
+    for (size_t i = 0; i < ops.size(); ++i) {
       ops[i].attributes = attrs[i];
+      ops[i].regions = regions[i];
+    }
 #define TXC_UNSUPPORTED(Name, Reason, Hint)                                    \
   unsupported.push_back({Name, NotRepresentableReason::Reason, Hint});
 #include "txc/Program/Ops.def"

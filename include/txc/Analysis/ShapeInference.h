@@ -1,9 +1,19 @@
 //===- ShapeInference.h - Result types of each op ---------------*- C++ -*-===//
+//
+// Each op family has its own file of shape rules (lib/Analysis/OpShapes/)
+// that registers one ShapeRule per op in the ShapeRuleTable. A rule checks
+// the operand dtypes and symbolic shapes and returns the result types, or
+// records problems (each naming the shapes involved) in the context.
+//
+//===----------------------------------------------------------------------===//
 #ifndef TXC_ANALYSIS_SHAPEINFERENCE_H
 #define TXC_ANALYSIS_SHAPEINFERENCE_H
 
 #include "txc/Program/Program.h"
 
+#include <array>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +29,13 @@ public:
   const Program &program;
   const Node &node;
   std::vector<TensorType> operands;
+
+  /// Verifies a nested graph of the node (a region of cond/while) with the
+  /// given input types in the node's scope; returns its output types, or
+  /// nullopt after the verifier reported the problems. Set by the verifier.
+  std::function<std::optional<std::vector<TensorType>>(
+      const Graph &, const std::vector<TensorType> &, const std::string &)>
+      verifyRegion;
 
   /// Problems found, each with the location it is about.
   struct Problem {
@@ -37,6 +54,9 @@ public:
   Loc operandLoc(size_t i) const {
     return i < node.operandLocs.size() ? node.operandLocs[i] : node.loc;
   }
+  /// Location of an attribute's value, or of the node if it is absent.
+  Loc attrLoc(llvm::StringRef name) const;
+  std::string opName() const;
   std::string str(const Shape &shape) const {
     return shapeToString(shape, program.symbolNames());
   }
@@ -44,7 +64,36 @@ public:
     return dim.toString(program.symbolNames());
   }
   std::string str(const TensorType &type) const;
+
+  // Checks shared by many rules; each records a problem and returns false.
+  bool requireSameDType(size_t a, size_t b);
+  bool requireDType(size_t operand, bool (*allowed)(DType),
+                    llvm::StringRef what);
+  bool requireRank(size_t operand, unsigned rank);
+  /// Explains a dim mismatch when one side is a lone symbol and the other a
+  /// constant (the symbol would need one value, maybe outside its range).
+  std::vector<std::string> explainDimMismatch(const ShapeExpr &x,
+                                              const ShapeExpr &y) const;
 };
+
+using ShapeRule = std::vector<TensorType> (*)(InferenceContext &);
+
+class ShapeRuleTable {
+public:
+  void add(OpKind kind, ShapeRule rule) { rules[size_t(kind)] = rule; }
+  ShapeRule lookup(OpKind kind) const { return rules[size_t(kind)]; }
+
+private:
+  std::array<ShapeRule, 512> rules{};
+};
+
+// One registration function per op family (lib/Analysis/OpShapes/*.cpp).
+void registerElementwiseShapeRules(ShapeRuleTable &table);
+void registerLinearAlgebraShapeRules(ShapeRuleTable &table);
+void registerShapeOpShapeRules(ShapeRuleTable &table);
+
+/// True when `kind` has a shape rule (every registered op must).
+bool hasShapeRule(OpKind kind);
 
 /// Infers the result types of `ctx.node` (whose op kind is known and whose
 /// operand count and attributes were checked). Returns nothing and records

@@ -32,6 +32,9 @@ namespace txc {
 /// Registers every dialect, interface and translation txc uses.
 void registerTxcDialects(mlir::DialectRegistry &registry);
 
+/// True when MLIRGen can lower ops of this kind (every registered op must).
+bool hasLowering(OpKind kind);
+
 /// The name of the kernel function MLIRGen creates.
 std::string kernelFunctionName(const Contract &contract);
 

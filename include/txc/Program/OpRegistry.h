@@ -21,7 +21,11 @@ enum class OpCategory {
   ElementwiseBinary,
   Contraction,
   Reduction,
+  Normalization,
   Shape,
+  Convolution,
+  Pooling,
+  Indexing,
   ControlFlow,
 };
 
@@ -49,6 +53,8 @@ struct OpInfo {
   int maxOperands; ///< -1: variadic
   OpCategory category;
   llvm::ArrayRef<AttrSpec> attributes;
+  /// Names of the nested graphs the op requires, in order.
+  llvm::ArrayRef<llvm::StringRef> regions;
 
   const AttrSpec *findAttribute(llvm::StringRef attrName) const;
 };
