@@ -74,6 +74,12 @@ private:
                const std::vector<TensorType> &inputTypes,
                const std::string &regionName);
   const ValueInfo *lookup(llvm::StringRef name) const;
+  /// True when `name` is a node whose errors were reported: its results
+  /// (`name:N` too, whose count is unknown) are used without new errors.
+  bool isFailedNode(llvm::StringRef name) const {
+    const ValueInfo *info = lookup(name);
+    return info && !info->type;
+  }
   std::optional<std::optional<TensorType>> resolveOperand(const Node &node,
                                                           size_t index);
   void define(llvm::StringRef name, std::optional<TensorType> type,
@@ -326,6 +332,8 @@ Verifier::resolveOperand(const Node &node, size_t index) {
   std::string key = result == 0 ? base.str() : ref;
   if (const ValueInfo *info = lookup(key))
     return info->type;
+  if (isFailedNode(base))
+    return std::optional<TensorType>(); // already reported
   if (result != 0 && lookup(base)) {
     error(loc, "bad-reference",
           "'" + base + "' has no result " + llvm::Twine(result));
@@ -599,6 +607,8 @@ void Verifier::verifyGraph(Graph &graph) {
     }
     std::string key = result == 0 ? base.str() : output.value;
     const ValueInfo *info = lookup(key);
+    if (!info && isFailedNode(base))
+      continue; // already reported
     if (!info) {
       std::string suggestion = suggestValue(base);
       error(output.valueLoc, "unknown-value",
