@@ -1,0 +1,351 @@
+//===- Convolution.cpp - Shape rules of convolution and pooling -----------===//
+//
+// conv2d, max_pool2d, avg_pool2d and global_avg_pool (docs/ops.md,
+// "Convolution and pooling"). The output size of a sliding window,
+//
+//   out = floor((in + padBefore + padAfter - dilation*(kernel-1) - 1) / stride) + 1,
+//
+// must be a polynomial in the symbols like every other dim. That holds when
+// the symbolic part of the numerator is divisible by the stride term by term
+// (the constant part may round down), e.g. always for stride 1, and for
+// stride 2 when the input dim is written `2*S`; otherwise the node is
+// rejected with an explanation.
+//
+//===----------------------------------------------------------------------===//
+#include "txc/Analysis/ShapeInference.h"
+#include "txc/Program/Attributes.h"
+#include "txc/Program/Window.h"
+
+using namespace txc;
+
+namespace {
+
+/// Floor division of constants (C++ `/` truncates toward zero).
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+/// Checks that every integer of an IntList attribute lies in [min, max];
+/// records a problem at the attribute otherwise.
+bool checkListRange(InferenceContext &ctx, llvm::StringRef name,
+                    const std::vector<int64_t> &values, int64_t min,
+                    int64_t max, llvm::StringRef what) {
+  for (int64_t value : values)
+    if (value < min || value > max) {
+      ctx.fail(ctx.attrLoc(name), "bad-attribute",
+               "attribute '" + name.str() + "' of node '" + ctx.node.name +
+                   "' must hold " + what.str() + ", not " +
+                   std::to_string(value));
+      return false;
+    }
+  return true;
+}
+
+/// Checks an optional IntList attribute: one of the `lengths`, every value
+/// in [min, max].
+bool checkList(InferenceContext &ctx, llvm::StringRef name,
+               std::initializer_list<size_t> lengths, int64_t min,
+               llvm::StringRef what) {
+  // Window sizes beyond 2^32 are no real model and keep every product of
+  // them in int64.
+  constexpr int64_t kMaxWindow = int64_t(1) << 32;
+  if (!hasAttr(ctx.node, name))
+    return true;
+  std::vector<int64_t> values = getIntListAttr(ctx.node, name);
+  if (!llvm::is_contained(lengths, values.size())) {
+    std::string expected;
+    for (size_t length : lengths)
+      expected += (expected.empty() ? "" : " or ") + std::to_string(length);
+    ctx.fail(ctx.attrLoc(name), "bad-attribute",
+             "attribute '" + name.str() + "' of node '" + ctx.node.name +
+                 "' must have " + expected + " integers, not " +
+                 std::to_string(values.size()));
+    return false;
+  }
+  return checkListRange(ctx, name, values, min, kMaxWindow, what);
+}
+
+/// Reads the `layout` attribute: "NCHW" (default) or "NHWC".
+std::optional<Layout> readLayout(InferenceContext &ctx) {
+  std::string text = getStringAttr(ctx.node, "layout", "NCHW");
+  if (auto layout = parseLayout(text))
+    return layout;
+  ctx.fail(ctx.attrLoc("layout"), "bad-attribute",
+           "attribute 'layout' of node '" + ctx.node.name +
+               "' must be \"NCHW\" or \"NHWC\", not \"" + text + "\"");
+  return std::nullopt;
+}
+
+/// Checks the window attributes of conv2d or of a pool and reads them; a
+/// conv's kernel is filled in from its weights later.
+std::optional<Window> readWindow(InferenceContext &ctx, bool isConv) {
+  bool ok = true;
+  if (!isConv)
+    ok &= checkList(ctx, "kernel", {2}, 1, "positive integers");
+  ok &= checkList(ctx, "stride", {2}, 1, "positive integers");
+  if (isConv) {
+    ok &= checkList(ctx, "padding", {2, 4}, 0, "non-negative integers");
+    ok &= checkList(ctx, "dilation", {2}, 1, "positive integers");
+  } else {
+    ok &= checkList(ctx, "padding", {2}, 0, "non-negative integers");
+  }
+  if (!ok)
+    return std::nullopt;
+  return getWindow(ctx.node, isConv ? std::array<int64_t, 2>{1, 1}
+                                    : std::array<int64_t, 2>{0, 0});
+}
+
+/// The output size of spatial dim `axis` (0: height, 1: width); records a
+/// problem when it is empty for some symbol values or not a polynomial.
+std::optional<ShapeExpr> windowOutputDim(InferenceContext &ctx,
+                                         const Window &window, unsigned axis,
+                                         const ShapeExpr &in) {
+  const char *axisName = axis == 0 ? "height" : "width";
+  // Attribute values are at most 2^32 and kernel dims at most 2^48, so only
+  // the product can overflow.
+  int64_t extent = 0;
+  bool overflow = __builtin_mul_overflow(window.dilation[axis],
+                                         window.kernel[axis] - 1, &extent);
+  overflow |= __builtin_add_overflow(extent, 1, &extent);
+  int64_t pads = window.padBefore[axis] + window.padAfter[axis];
+  // numerator = in + pads - extent
+  auto numerator = ShapeExpr::add(in, ShapeExpr::constant(pads - extent));
+  if (overflow || !numerator) {
+    ctx.fail(ctx.node.loc, "limit",
+             "the output " + std::string(axisName) + " of node '" +
+                 ctx.node.name + "' overflows int64");
+    return std::nullopt;
+  }
+  std::string padded =
+      ctx.str(in) + (pads ? " + " + std::to_string(pads) : std::string());
+  Interval bounds = numerator->bounds(ctx.program.symbolRanges());
+  if (bounds.min < 0) {
+    ctx.fail(ctx.node.loc, "shape-mismatch",
+             "the window of '" + ctx.opName() + "' node '" + ctx.node.name +
+                 "' spans " + std::to_string(extent) + " input " +
+                 axisName + (extent == 1 ? " element" : " elements") +
+                 " (kernel " + std::to_string(window.kernel[axis]) +
+                 ", dilation " + std::to_string(window.dilation[axis]) +
+                 "), more than the padded input " + axisName + " " + padded +
+                 (in.isConstant() ? std::string()
+                                  : " for some values of its symbols"));
+    return std::nullopt;
+  }
+  // Split into the symbolic part, which must divide exactly, and the
+  // constant, which rounds down.
+  int64_t stride = window.stride[axis];
+  int64_t constant = 0;
+  for (const ShapeExpr::Term &term : numerator->terms())
+    if (term.symbols.empty())
+      constant = term.coeff;
+  ShapeExpr symbolic = *ShapeExpr::sub(*numerator, ShapeExpr::constant(constant));
+  auto quotient = symbolic.divExact(stride);
+  if (!quotient) {
+    std::vector<std::string> notes = {
+        "with a symbolic input " + std::string(axisName) +
+        ", txc needs stride 1 or an input dimension whose symbolic part is a "
+        "multiple of the stride, e.g. '" +
+        std::to_string(stride) + "*S' instead of 'S'"};
+    for (uint32_t id : symbolic.symbols())
+      if (ctx.program.symbols[id].multipleOf % stride == 0)
+        notes.push_back("symbol '" + ctx.program.symbols[id].name +
+                        "' is declared multiple_of " +
+                        std::to_string(ctx.program.symbols[id].multipleOf) +
+                        ", but " + ctx.program.symbols[id].name + "/" +
+                        std::to_string(stride) +
+                        " is not an expression of the declared symbols; "
+                        "declare a symbol for it and write the dimension as "
+                        "a multiple of it");
+    ctx.fail(ctx.node.loc, "non-polynomial-dim",
+             "the output " + std::string(axisName) + " of '" + ctx.opName() +
+                 "' node '" + ctx.node.name + "' is floor((" +
+                 ctx.str(*numerator) + ") / " + std::to_string(stride) +
+                 ") + 1, which is not a polynomial in the symbols: " +
+                 ctx.str(symbolic) + " is not a multiple of the stride " +
+                 std::to_string(stride),
+             notes);
+    return std::nullopt;
+  }
+  return ShapeExpr::add(*quotient,
+                        ShapeExpr::constant(floorDiv(constant, stride) + 1));
+}
+
+bool isFloatDType(DType type) { return isFloat(type); }
+
+/// The spatial output dims of an input in `layout`, or nullopt.
+std::optional<Shape> windowOutputShape(InferenceContext &ctx,
+                                       const Window &window, Layout layout,
+                                       const Shape &input,
+                                       const ShapeExpr &channels) {
+  LayoutDims dims = layoutDims(layout);
+  auto height = windowOutputDim(ctx, window, 0, input[dims.height]);
+  auto width = windowOutputDim(ctx, window, 1, input[dims.width]);
+  if (!height || !width)
+    return std::nullopt;
+  return makeShape(layout, input[dims.batch], channels, *height, *width);
+}
+
+//===----------------------------------------------------------------------===//
+// conv2d
+//===----------------------------------------------------------------------===//
+
+/// The weight dims of conv2d: OIHW for NCHW, HWIO for NHWC.
+struct WeightDims {
+  ShapeExpr out, in, kh, kw;
+};
+
+WeightDims weightDims(Layout layout, const Shape &w) {
+  if (layout == Layout::NCHW)
+    return {w[0], w[1], w[2], w[3]};
+  return {w[3], w[2], w[0], w[1]};
+}
+
+/// Checks the channel counts of conv2d: C == groups * I, O % groups == 0.
+bool checkConvChannels(InferenceContext &ctx, int64_t groups,
+                       const ShapeExpr &c, const WeightDims &w) {
+  std::string weights = ctx.str(ctx.operands[1].shape);
+  std::string input = ctx.str(ctx.operands[0].shape);
+  if (groups == 1) {
+    if (c == w.in)
+      return true;
+    ctx.fail(ctx.node.loc, "shape-mismatch",
+             "the input of 'conv2d' node '" + ctx.node.name + "' has " +
+                 ctx.str(c) + " channels (shape " + input +
+                 ") but its weights " + weights + " expect " + ctx.str(w.in),
+             ctx.explainDimMismatch(c, w.in));
+    return false;
+  }
+  auto cs = c.getConstant(), os = w.out.getConstant(), is = w.in.getConstant();
+  if (!cs || !os || !is) {
+    ctx.fail(ctx.node.loc, "shape-mismatch",
+             "'conv2d' node '" + ctx.node.name + "' with groups " +
+                 std::to_string(groups) +
+                 " needs static channel counts; the input has " + ctx.str(c) +
+                 " and the weights " + weights);
+    return false;
+  }
+  if (*cs % groups != 0 || *os % groups != 0 || *cs / groups != *is) {
+    ctx.fail(ctx.node.loc, "shape-mismatch",
+             "'conv2d' node '" + ctx.node.name + "' with groups " +
+                 std::to_string(groups) + " needs input channels (" +
+                 std::to_string(*cs) + ") and output channels (" +
+                 std::to_string(*os) +
+                 ") divisible by groups and weights with " +
+                 (*cs % groups == 0 ? std::to_string(*cs / groups)
+                                    : std::string("C/groups")) +
+                 " input channels per group; the weights have shape " +
+                 weights);
+    return false;
+  }
+  return true;
+}
+
+bool checkBias(InferenceContext &ctx, const ShapeExpr &out) {
+  if (ctx.operands.size() < 3)
+    return true;
+  if (!ctx.requireSameDType(0, 2) || !ctx.requireRank(2, 1))
+    return false;
+  if (ctx.operands[2].shape[0] == out)
+    return true;
+  ctx.fail(ctx.operandLoc(2), "shape-mismatch",
+           "the bias of 'conv2d' node '" + ctx.node.name + "' has shape " +
+               ctx.str(ctx.operands[2].shape) + "; the convolution has " +
+               ctx.str(out) + " output channels");
+  return false;
+}
+
+std::vector<TensorType> inferConv2D(InferenceContext &ctx) {
+  if (!ctx.requireDType(0, isFloatDType, "a floating-point dtype") ||
+      !ctx.requireSameDType(0, 1) || !ctx.requireRank(0, 4) ||
+      !ctx.requireRank(1, 4))
+    return {};
+  auto layout = readLayout(ctx);
+  auto window = readWindow(ctx, /*isConv=*/true);
+  int64_t groups = getIntAttr(ctx.node, "groups", 1);
+  if (groups < 1 || groups > (int64_t(1) << 32)) {
+    ctx.fail(ctx.attrLoc("groups"), "bad-attribute",
+             "attribute 'groups' of node '" + ctx.node.name +
+                 "' must be a positive integer, not " + std::to_string(groups));
+    return {};
+  }
+  if (!layout || !window)
+    return {};
+  const Shape &x = ctx.operands[0].shape;
+  WeightDims w = weightDims(*layout, ctx.operands[1].shape);
+  auto kh = w.kh.getConstant(), kw = w.kw.getConstant();
+  if (!kh || !kw || *kh < 1 || *kw < 1) {
+    ctx.fail(ctx.operandLoc(1), "shape-mismatch",
+             "the kernel of 'conv2d' node '" + ctx.node.name +
+                 "' must have static, positive height and width; the weights "
+                 "have shape " +
+                 ctx.str(ctx.operands[1].shape) + " (" +
+                 (*layout == Layout::NCHW ? "OIHW" : "HWIO") + ")");
+    return {};
+  }
+  window->kernel = {*kh, *kw};
+  const ShapeExpr &c = x[layoutDims(*layout).channels];
+  if (!checkConvChannels(ctx, groups, c, w) || !checkBias(ctx, w.out))
+    return {};
+  auto shape = windowOutputShape(ctx, *window, *layout, x, w.out);
+  if (!shape)
+    return {};
+  return {TensorType{ctx.operands[0].dtype, std::move(*shape)}};
+}
+
+//===----------------------------------------------------------------------===//
+// Pools
+//===----------------------------------------------------------------------===//
+
+std::vector<TensorType> inferPool2D(InferenceContext &ctx) {
+  if (!ctx.requireDType(0, isFloatDType, "a floating-point dtype") ||
+      !ctx.requireRank(0, 4))
+    return {};
+  auto layout = readLayout(ctx);
+  auto window = readWindow(ctx, /*isConv=*/false);
+  if (!layout || !window)
+    return {};
+  // As in PyTorch: every window then holds at least one input element, so
+  // max never sees only padding and the average never divides by zero.
+  for (unsigned axis = 0; axis < 2; ++axis)
+    if (window->padBefore[axis] > window->kernel[axis] / 2) {
+      ctx.fail(ctx.attrLoc("padding"), "bad-attribute",
+               "padding " + std::to_string(window->padBefore[axis]) +
+                   " of '" + ctx.opName() + "' node '" + ctx.node.name +
+                   "' is more than half of the kernel size " +
+                   std::to_string(window->kernel[axis]));
+      return {};
+    }
+  const Shape &x = ctx.operands[0].shape;
+  auto shape = windowOutputShape(ctx, *window, *layout, x,
+                                 x[layoutDims(*layout).channels]);
+  if (!shape)
+    return {};
+  return {TensorType{ctx.operands[0].dtype, std::move(*shape)}};
+}
+
+/// global_avg_pool keeps the rank: [N,C,1,1] for NCHW (ONNX), [N,1,1,C] for
+/// NHWC, so that it composes with further convolutions.
+std::vector<TensorType> inferGlobalAvgPool(InferenceContext &ctx) {
+  if (!ctx.requireDType(0, isFloatDType, "a floating-point dtype") ||
+      !ctx.requireRank(0, 4))
+    return {};
+  auto layout = readLayout(ctx);
+  if (!layout)
+    return {};
+  const Shape &x = ctx.operands[0].shape;
+  LayoutDims dims = layoutDims(*layout);
+  ShapeExpr one = ShapeExpr::constant(1);
+  return {TensorType{ctx.operands[0].dtype,
+                     makeShape(*layout, x[dims.batch], x[dims.channels], one,
+                               one)}};
+}
+
+} // namespace
+
+void txc::registerConvolutionShapeRules(ShapeRuleTable &table) {
+  table.add(OpKind::Conv2D, inferConv2D);
+  table.add(OpKind::MaxPool2D, inferPool2D);
+  table.add(OpKind::AvgPool2D, inferPool2D);
+  table.add(OpKind::GlobalAvgPool, inferGlobalAvgPool);
+}
