@@ -12,6 +12,7 @@ static const ShapeRuleTable &shapeRules() {
     registerLinearAlgebraShapeRules(t);
     registerShapeOpShapeRules(t);
     registerConvolutionShapeRules(t);
+    registerControlFlowShapeRules(t);
     return t;
   }();
   return table;

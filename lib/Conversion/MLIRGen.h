@@ -54,6 +54,7 @@ void registerElementwiseLowerings(LoweringTable &table);
 void registerLinearAlgebraLowerings(LoweringTable &table);
 void registerShapeOpLowerings(LoweringTable &table);
 void registerConvolutionLowerings(LoweringTable &table);
+void registerControlFlowLowerings(LoweringTable &table);
 
 /// True when `kind` has a lowering (every registered op must).
 bool hasLowering(OpKind kind);

@@ -31,6 +31,7 @@ static const LoweringTable &lowerings() {
     registerLinearAlgebraLowerings(t);
     registerShapeOpLowerings(t);
     registerConvolutionLowerings(t);
+    registerControlFlowLowerings(t);
     return t;
   }();
   return table;

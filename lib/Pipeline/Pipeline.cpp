@@ -66,6 +66,9 @@ void addBufferizationPasses(OpPassManager &pm, const PipelineOptions &options) {
   bufferization.bufferizeFunctionBoundaries = true;
   bufferization.setFunctionBoundaryTypeConversion(
       bufferization::LayoutMapOption::IdentityLayoutMap);
+  // A `while` body returns its next state in new buffers when it cannot
+  // compute it in place; the deallocation pipeline frees the old ones.
+  bufferization.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
   pm.addPass(createCanonicalizerPass());

@@ -92,6 +92,7 @@ void registerElementwiseShapeRules(ShapeRuleTable &table);
 void registerLinearAlgebraShapeRules(ShapeRuleTable &table);
 void registerShapeOpShapeRules(ShapeRuleTable &table);
 void registerConvolutionShapeRules(ShapeRuleTable &table);
+void registerControlFlowShapeRules(ShapeRuleTable &table);
 
 /// True when `kind` has a shape rule (every registered op must).
 bool hasShapeRule(OpKind kind);
