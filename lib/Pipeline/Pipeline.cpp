@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -69,6 +70,14 @@ void addBufferizationPasses(OpPassManager &pm, const PipelineOptions &options) {
   // A `while` body returns its next state in new buffers when it cannot
   // compute it in place; the deallocation pipeline frees the old ones.
   bufferization.allowReturnAllocsFromLoops = true;
+  // Copies into strided views (tensor.pad, insert_slice) would become calls
+  // to MLIR's runtime `memrefCopy`; linalg.copy becomes plain loops, so the
+  // object still needs nothing but libc and libm.
+  bufferization.memCpyFn = [](OpBuilder &b, Location loc, Value from,
+                              Value to) {
+    b.create<linalg::CopyOp>(loc, from, to);
+    return success();
+  };
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
   pm.addPass(createCanonicalizerPass());
