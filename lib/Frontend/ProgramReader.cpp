@@ -69,7 +69,8 @@ private:
                                      llvm::StringRef what);
 
   // --- program parts ---
-  void readHeader(const JsonValue &root);
+  /// False if the format or version makes the rest unreadable.
+  bool readHeader(const JsonValue &root);
   void readSymbols(const JsonValue &list, llvm::StringRef pointer);
   std::optional<ValueDecl> readValueDecl(const JsonValue &value,
                                          llvm::StringRef pointer,
@@ -228,9 +229,9 @@ std::unique_ptr<Program> ProgramReader::read(const JsonValue &root) {
                    {"format", "version", "name", "description", "symbols",
                     "inputs", "constants", "nodes", "outputs"}))
     return nullptr;
-  readHeader(root);
-  // A version this txc does not read makes the rest meaningless.
-  if (diags.hasErrors())
+  // A format or version this txc does not read makes the rest meaningless;
+  // any other problem (an unknown key, a bad name) does not stop the reader.
+  if (!readHeader(root))
     return nullptr;
 
   if (const JsonValue *symbols = root.find("symbols"))
@@ -261,13 +262,17 @@ std::unique_ptr<Program> ProgramReader::read(const JsonValue &root) {
   return std::move(program);
 }
 
-void ProgramReader::readHeader(const JsonValue &root) {
+bool ProgramReader::readHeader(const JsonValue &root) {
+  bool readable = true;
   if (const JsonValue *format = required(root, "", "format", "the program")) {
     auto text = readString(*format, "/format", "'format'");
     if (text && *text != kProgramFormat)
       error(*format, "/format", "bad-format",
             "'format' is '" + *text + "'; a txc program has format '" +
                 kProgramFormat + "'");
+    readable &= text && *text == kProgramFormat;
+  } else {
+    readable = false;
   }
   if (const JsonValue *version = required(root, "", "version", "the program")) {
     auto number = readInteger(*version, "/version", "'version'");
@@ -278,6 +283,10 @@ void ProgramReader::readHeader(const JsonValue &root) {
                 llvm::Twine(kMaxProgramVersion));
     else if (number)
       program->version = int(*number);
+    readable &= number && *number >= kMinProgramVersion &&
+                *number <= kMaxProgramVersion;
+  } else {
+    readable = false;
   }
   if (const JsonValue *name = required(root, "", "name", "the program")) {
     if (auto text = readIdentifier(*name, "/name", "the program name"))
@@ -286,6 +295,7 @@ void ProgramReader::readHeader(const JsonValue &root) {
   }
   if (const JsonValue *description = root.find("description"))
     readString(*description, "/description", "'description'");
+  return readable;
 }
 
 void ProgramReader::readSymbols(const JsonValue &list, llvm::StringRef pointer) {
