@@ -157,6 +157,9 @@ public:
     } else {
       v = addScalar(JsonValue::Kind::Unsigned, start);
       v->scalar.uinteger = value;
+      // Kept for messages: such a number is always out of some range.
+      v->payload = std::make_unique<JsonValue::Payload>();
+      v->payload->text = numberTextAt(start).str();
     }
     return true;
   }

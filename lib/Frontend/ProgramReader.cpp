@@ -208,9 +208,7 @@ std::optional<int64_t> ProgramReader::readInteger(const JsonValue &value,
   if (value.isNumber()) {
     error(value, pointer, "wrong-type",
           what + " must be an integer that fits in 64 bits, not " +
-              (value.kind() == JsonValue::Kind::Float
-                   ? value.numberText().str()
-                   : std::string("a larger number")));
+              value.numberText());
     return std::nullopt;
   }
   error(value, pointer, "wrong-type",
@@ -407,6 +405,17 @@ std::optional<ShapeExpr> ProgramReader::readDim(const JsonValue &value,
       return std::nullopt;
     }
     return ShapeExpr::constant(dim);
+  }
+  if (value.kind() == JsonValue::Kind::Unsigned) {
+    error(value, pointer, "bad-dim",
+          "dimension " + value.numberText() + " is over the limit of " +
+              llvm::Twine(ProgramLimits::kMaxTensorBytes));
+    return std::nullopt;
+  }
+  if (value.kind() == JsonValue::Kind::Float) {
+    error(value, pointer, "wrong-type",
+          "a dimension must be an integer, not " + value.numberText());
+    return std::nullopt;
   }
   if (value.isString()) {
     std::string message;
