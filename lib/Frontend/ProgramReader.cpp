@@ -935,6 +935,13 @@ void ProgramReader::readOutputs(const JsonValue &list, llvm::StringRef pointer,
       }
       continue;
     }
+    if (!item.isObject()) {
+      error(item, ptr, "wrong-type",
+            "an output must be a value name or an object with 'name' and "
+            "'value', not " +
+                item.kindName());
+      continue;
+    }
     if (!checkObject(item, ptr, "an output", {"name", "value", "description"}))
       continue;
     const JsonValue *name = required(item, ptr, "name", "an output");
