@@ -56,10 +56,10 @@ private:
   void collectNames(const Graph &graph,
                     llvm::StringMap<const Loc *> &seen);
   void checkSymbols();
-  void checkDeclaredType(const TensorType &type, const Loc &loc,
-                         llvm::StringRef what, llvm::StringRef name);
-  void checkTensorLimits(const TensorType &type, const Loc &loc,
-                         const llvm::Twine &what);
+  bool checkDeclaredType(const ValueDecl &decl, llvm::StringRef what);
+  bool checkTensorLimits(const TensorType &type, const Loc &loc,
+                         const llvm::Twine &what,
+                         llvm::ArrayRef<Loc> dimLocs = {});
 
   void verifyGraph(Graph &graph);
   bool orderNodes(Graph &graph);
@@ -145,36 +145,44 @@ void Verifier::checkSymbols() {
                         "' is not used by any input shape");
 }
 
-void Verifier::checkTensorLimits(const TensorType &type, const Loc &loc,
-                                 const llvm::Twine &what) {
+bool Verifier::checkTensorLimits(const TensorType &type, const Loc &loc,
+                                 const llvm::Twine &what,
+                                 llvm::ArrayRef<Loc> dimLocs) {
   std::vector<Interval> ranges = program.symbolRanges();
   int64_t maxBytes = dtypeSize(type.dtype);
+  bool symbolic = false;
   for (size_t i = 0; i < type.shape.size(); ++i) {
     Interval bounds = type.shape[i].bounds(ranges);
     if (bounds.min < 0) {
-      error(loc, "bad-dim",
+      error(i < dimLocs.size() ? dimLocs[i] : loc, "bad-dim",
             what + " has dimension " + llvm::Twine(i) + " = " +
                 type.shape[i].toString(symbolNames) +
                 ", which is negative for some symbol values (as low as " +
                 llvm::Twine(bounds.min) + ")");
-      return;
+      return false;
     }
+    symbolic |= !type.shape[i].isConstant();
     if (__builtin_mul_overflow(maxBytes, bounds.max, &maxBytes))
       maxBytes = INT64_MAX;
   }
-  if (maxBytes > ProgramLimits::kMaxTensorBytes)
-    error(loc, "limit",
-          what + " of shape " + str(type.shape) + " and dtype " +
-              dtypeName(type.dtype) + " can reach " +
-              (maxBytes == INT64_MAX ? std::string("more than 2^63")
-                                     : std::to_string(maxBytes)) +
-              " bytes at the symbols' maximum values, over the limit of 2^48 "
-              "bytes");
+  if (maxBytes <= ProgramLimits::kMaxTensorBytes)
+    return true;
+  std::string bytes = maxBytes == INT64_MAX ? std::string("at least 2^63")
+                                            : std::to_string(maxBytes);
+  error(loc, "limit",
+        what + " of shape " + str(type.shape) + " and dtype " +
+            dtypeName(type.dtype) +
+            (symbolic ? " can reach " + bytes +
+                            " bytes at the symbols' maximum values"
+                      : " has " + bytes + " bytes") +
+            ", over the limit of 2^48 bytes");
+  return false;
 }
 
-void Verifier::checkDeclaredType(const TensorType &type, const Loc &loc,
-                                 llvm::StringRef what, llvm::StringRef name) {
-  checkTensorLimits(type, loc, what + " '" + name + "'");
+bool Verifier::checkDeclaredType(const ValueDecl &decl, llvm::StringRef what) {
+  return checkTensorLimits(decl.type,
+                           decl.shapeLoc.isKnown() ? decl.shapeLoc : decl.loc,
+                           what + " '" + decl.name + "'", decl.dimLocs);
 }
 
 //===----------------------------------------------------------------------===//
@@ -497,17 +505,20 @@ void Verifier::verifyNode(Node &node) {
     defineResults(nullptr);
     return;
   }
+  bool withinLimits = true;
   for (size_t i = 0; i < results.size(); ++i)
-    checkTensorLimits(results[i], node.loc,
-                      "the result of node '" + node.name + "'");
+    withinLimits &= checkTensorLimits(results[i], node.loc,
+                                      "the result of node '" + node.name + "'");
   node.resultTypes = results;
-  defineResults(&node.resultTypes);
+  // Users of a result over the limits would only repeat the error.
+  defineResults(withinLimits ? &node.resultTypes : nullptr);
 }
 
 void Verifier::verifyGraph(Graph &graph) {
   for (const ValueDecl &input : graph.inputs) {
-    checkDeclaredType(input.type, input.loc, "graph input", input.name);
-    define(input.name, input.type, input.loc);
+    bool ok = checkDeclaredType(input, "graph input");
+    define(input.name, ok ? std::optional<TensorType>(input.type) : std::nullopt,
+           input.loc);
   }
   if (!orderNodes(graph)) {
     // Without an order the types of the cycle's nodes are unknown; names are
@@ -556,8 +567,11 @@ bool Verifier::run() {
   checkSymbols();
   scopes.emplace_back();
   for (const ValueDecl &input : program.inputs) {
-    checkDeclaredType(input.type, input.loc, "input", input.name);
-    define(input.name, input.type, input.loc);
+    // An input over the limits is defined without a type so that its users
+    // do not report the same problem again.
+    bool ok = checkDeclaredType(input, "input");
+    define(input.name, ok ? std::optional<TensorType>(input.type) : std::nullopt,
+           input.loc);
   }
   for (const ConstantDecl &constant : program.constants)
     define(constant.name, constant.type, constant.loc);
