@@ -82,6 +82,8 @@ private:
   DiagnosticEngine &diags;
   std::vector<std::string> symbolNames;
   std::vector<Scope> scopes;
+  /// The graphs being verified, outermost first.
+  std::vector<const Graph *> graphs;
   /// Every value name in the program, wherever defined.
   llvm::StringMap<const Loc *> allNames;
 };
@@ -302,15 +304,27 @@ const ValueInfo *Verifier::lookup(llvm::StringRef name) const {
 
 std::string Verifier::suggestValue(llvm::StringRef name) const {
   std::string best;
-  unsigned bestDistance = std::max<size_t>(1, name.size() / 3) + 1;
-  for (const Scope &scope : scopes)
-    for (const auto &entry : scope) {
-      unsigned distance = name.edit_distance(entry.getKey(), true, bestDistance);
-      if (distance < bestDistance) {
-        bestDistance = distance;
-        best = entry.getKey().str();
-      }
+  // About one typo per three characters, and never a whole name: any name
+  // of one character is one edit away from any other.
+  unsigned bestDistance = std::min<size_t>(
+      std::max<size_t>(1, name.size() / 3) + 1, name.size());
+  auto consider = [&](llvm::StringRef candidate) {
+    unsigned distance = candidate.equals_insensitive(name)
+                            ? 0
+                            : name.edit_distance(candidate, true, bestDistance);
+    if (distance < bestDistance) {
+      bestDistance = distance;
+      best = candidate.str();
     }
+  };
+  for (const Scope &scope : scopes)
+    for (const auto &entry : scope)
+      consider(entry.getKey());
+  // Nodes of the enclosing graphs that come later in dependency order are
+  // not in scope yet, but a misspelled reference may mean one of them.
+  for (const Graph *graph : graphs)
+    for (const Node &node : graph->nodes)
+      consider(node.name);
   return best;
 }
 
@@ -527,6 +541,7 @@ void Verifier::verifyGraph(Graph &graph) {
       define(node.name, std::nullopt, node.loc);
     return;
   }
+  graphs.push_back(&graph);
   for (Node &node : graph.nodes)
     verifyNode(node);
   llvm::StringMap<const Loc *> outputNames;
@@ -559,6 +574,7 @@ void Verifier::verifyGraph(Graph &graph) {
     if (info->type)
       output.type = *info->type;
   }
+  graphs.pop_back();
 }
 
 bool Verifier::run() {
