@@ -8,10 +8,13 @@
 #include "txc/Support/Diagnostics.h"
 #include "txc/Support/Version.h"
 
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
+
+#include <cstdlib>
 
 using namespace txc;
 
@@ -34,6 +37,36 @@ void addCommonOptions(CLI::App *command, CommonOptions &common) {
                    "How errors are printed on stderr")
       ->check(CLI::IsMember({"text", "json", "sarif"}))
       ->capture_default_str();
+}
+
+/// What the fatal error handler needs to report an LLVM fatal error.
+struct FatalErrorContext {
+  DiagnosticEngine *diags;
+  DiagnosticFormat format;
+};
+
+/// LLVM calls this for a fatal error, e.g. a backend that cannot legalize an
+/// operation for the chosen target, instead of printing "LLVM ERROR" with a
+/// stack dump and aborting. It reports the error like any other and exits;
+/// it must not return. No output file exists at this point: outputs are
+/// written only after code generation succeeded.
+void reportFatalError(void *data, const char *reason, bool) {
+  auto *context = static_cast<FatalErrorContext *>(data);
+  Diagnostic &diag = context->diags->error(
+      DiagCategory::Target, "codegen", "", Loc(),
+      llvm::Twine("LLVM cannot compile the program for this target: ") +
+          reason);
+  Diagnostic note;
+  note.severity = Severity::Note;
+  note.category = diag.category;
+  note.id = diag.id;
+  note.message = "hint: the target's default CPU may lack a feature the "
+                 "program needs, such as hardware floating point; choose "
+                 "one with --cpu or --features";
+  diag.notes.push_back(std::move(note));
+  context->diags->print(llvm::errs(), context->format);
+  llvm::errs().flush();
+  std::_Exit(context->diags->exitCode());
 }
 
 std::string emitKindHelp() {
@@ -114,6 +147,8 @@ int main(int argc, char **argv) {
   }
 
   DiagnosticEngine diags;
+  FatalErrorContext fatalContext{&diags, common.format()};
+  llvm::install_fatal_error_handler(reportFatalError, &fatalContext);
   int exitCode = ExitOK;
   if (*compileCommand) {
     compile.emit = *parseEmitKind(emitName);
