@@ -383,10 +383,16 @@ OwningOpRef<ModuleOp> MLIRGen::run() {
   }
 
   SmallVector<Value> results;
+  // The first output of each value; a value returned under several names is
+  // computed into the first one's buffer and copied from there, since one
+  // tensor cannot be materialized into two destinations.
+  llvm::StringMap<size_t> firstOutput;
   for (size_t o = 0; o < contract.outputs.size(); ++o) {
     const ContractTensor &output = contract.outputs[o];
     Value dest = entry->getArgument(numSymbols + numInputs + o);
-    Value value = values[output.value].first;
+    auto [first, inserted] = firstOutput.try_emplace(output.value, o);
+    Value value = inserted ? values[output.value].first
+                           : results[first->second];
     results.push_back(builder
                           .create<bufferization::MaterializeInDestinationOp>(
                               loc(output.loc, output.name), value, dest)
