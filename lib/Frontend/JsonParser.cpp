@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <iterator>
 #include <unordered_map>
 
@@ -225,11 +226,22 @@ public:
     // `position` is just past the token that could not be used; point at the
     // token's start, not at its last character.
     uint32_t offset = uint32_t(position ? position - 1 : 0);
-    if (message.contains("unexpected string literal"))
+    std::string detail = message.str();
+    if (message.contains("unexpected string literal")) {
       offset = stringStart();
-    else if (message.contains("unexpected number literal"))
+    } else if (message.contains("unexpected number literal")) {
       offset = numberStart();
-    std::string text = "invalid JSON: " + message.str();
+    } else if (message.contains("invalid literal")) {
+      // nlohmann's "last read" text runs from the last string or number, not
+      // from the literal: '"version": tru,' for `tru,`. Quote and point at
+      // the literal itself.
+      uint32_t start = offset;
+      while (start > 0 && llvm::isAlpha(this->text[start - 1]))
+        --start;
+      detail = replaceLastRead(message, this->text.slice(start, offset + 1));
+      offset = start;
+    }
+    std::string text = "invalid JSON: " + detail;
     // After a complete top-level value nlohmann's message quotes text from
     // before the value ("last read: '...'"); say what is wrong instead.
     if (root && stack.empty())
@@ -287,6 +299,34 @@ private:
       --start;
     return uint32_t(start);
   }
+  /// `message` with its "last read: '...'" part quoting `token` instead,
+  /// control characters written as nlohmann does (<U+000A>).
+  static std::string replaceLastRead(llvm::StringRef message,
+                                     llvm::StringRef token) {
+    llvm::StringRef marker = "; last read: '";
+    size_t begin = message.find(marker);
+    if (begin == llvm::StringRef::npos)
+      return message.str();
+    // The quoted text may itself contain quotes; it ends before
+    // "; expected ..." or at the end of the message.
+    size_t end = message.rfind("'; expected ");
+    if (end == llvm::StringRef::npos || end < begin + marker.size())
+      end = message.size() - 1;
+    std::string quoted;
+    for (char c : token) {
+      if (static_cast<unsigned char>(c) < 0x20) {
+        char buffer[16];
+        std::snprintf(buffer, sizeof(buffer), "<U+%04X>", unsigned(c));
+        quoted += buffer;
+      } else {
+        quoted += c;
+      }
+    }
+    return (message.take_front(begin + marker.size()) + quoted +
+            message.drop_front(end))
+        .str();
+  }
+
   /// The text of the number that starts at `start`.
   llvm::StringRef numberTextAt(uint32_t start) const {
     size_t end = start;
