@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <optional>
 #include <queue>
@@ -86,6 +87,8 @@ private:
   std::vector<const Graph *> graphs;
   /// Every value name in the program, wherever defined.
   llvm::StringMap<const Loc *> allNames;
+  /// Names defined more than once (reported by checkUniqueNames).
+  llvm::StringSet<> duplicateNames;
 };
 
 } // namespace
@@ -101,6 +104,7 @@ void Verifier::collectNames(const Graph &graph,
       return;
     auto [it, inserted] = seen.try_emplace(name, &loc);
     if (!inserted) {
+      duplicateNames.insert(name);
       Diagnostic &diag = diags.error(
           DiagCategory::Invalid, "duplicate-name", program.file, loc,
           "the name '" + name + "' is defined twice");
@@ -120,6 +124,7 @@ void Verifier::checkUniqueNames() {
   auto add = [&](const std::string &name, const Loc &loc) {
     auto [it, inserted] = allNames.try_emplace(name, &loc);
     if (!inserted) {
+      duplicateNames.insert(name);
       Diagnostic &diag = diags.error(
           DiagCategory::Invalid, "duplicate-name", program.file, loc,
           "the name '" + name + "' is defined twice");
@@ -217,9 +222,9 @@ bool Verifier::orderNodes(Graph &graph) {
   // order. Kahn's algorithm, smallest original index first, keeps the file
   // order whenever it is already a valid order.
   size_t count = graph.nodes.size();
-  llvm::StringMap<size_t> indexOf;
+  llvm::StringMap<llvm::SmallVector<size_t, 1>> indexOf;
   for (size_t i = 0; i < count; ++i)
-    indexOf.try_emplace(graph.nodes[i].name, i);
+    indexOf[graph.nodes[i].name].push_back(i);
   std::vector<std::vector<size_t>> users(count);
   std::vector<size_t> pending(count, 0);
   std::vector<std::set<size_t>> depsOf(count);
@@ -230,8 +235,12 @@ bool Verifier::orderNodes(Graph &graph) {
       auto it = indexOf.find(use);
       if (it == indexOf.end())
         continue;
-      // A node using itself is a cycle of length one.
-      depsOf[i].insert(it->second);
+      // A node using itself is a cycle of length one, unless its name is
+      // also defined elsewhere (already reported): then it uses the other
+      // definition. A node depends on every node of a duplicated name.
+      for (size_t dep : it->second)
+        if (dep != i || !duplicateNames.contains(use))
+          depsOf[i].insert(dep);
     }
     for (size_t dep : depsOf[i]) {
       users[dep].push_back(i);
