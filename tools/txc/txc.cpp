@@ -8,6 +8,7 @@
 #include "txc/Support/Diagnostics.h"
 #include "txc/Support/Version.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
@@ -133,6 +134,29 @@ int main(int argc, char **argv) {
       ->required();
   addCommonOptions(checkCommand, common);
 
+  // CLI11 answers a misspelled command with "A subcommand is required",
+  // which does not name it; say which word is wrong.
+  std::vector<CLI::App *> commands =
+      app.get_subcommands([](CLI::App *) { return true; });
+  if (argc > 1 && argv[1][0] != '-' &&
+      llvm::none_of(commands, [&](CLI::App *command) {
+        return command->get_name() == argv[1];
+      })) {
+    llvm::StringRef word = argv[1];
+    std::string message = "unknown command '" + word.str() + "'";
+    std::string names;
+    for (CLI::App *command : commands) {
+      if (word.edit_distance(command->get_name()) <= 2)
+        message += " (did you mean '" + command->get_name() + "'?)";
+      names += (names.empty() ? "'" : ", '") + command->get_name() + "'";
+    }
+    message += "; the commands are " + names;
+    DiagnosticEngine diags;
+    diags.error(DiagCategory::Usage, "usage", "", Loc(), message);
+    diags.print(llvm::errs(), DiagnosticFormat::Text);
+    llvm::errs() << "Run with --help for more information.\n";
+    return ExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
