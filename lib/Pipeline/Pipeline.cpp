@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
@@ -70,12 +71,20 @@ void addBufferizationPasses(OpPassManager &pm, const PipelineOptions &options) {
   // A `while` body returns its next state in new buffers when it cannot
   // compute it in place; the deallocation pipeline frees the old ones.
   bufferization.allowReturnAllocsFromLoops = true;
-  // Copies into strided views (tensor.pad, insert_slice) would become calls
-  // to MLIR's runtime `memrefCopy`; linalg.copy becomes plain loops, so the
-  // object still needs nothing but libc and libm.
+  // Copies between strided views (tensor.pad, insert_slice) would become
+  // calls to MLIR's runtime `memrefCopy`; as linalg.copy they become loops,
+  // so the object still needs nothing but libc and libm. Contiguous copies
+  // stay memref.copy (memcpy).
   bufferization.memCpyFn = [](OpBuilder &b, Location loc, Value from,
                               Value to) {
-    b.create<linalg::CopyOp>(loc, from, to);
+    auto isContiguous = [](Value v) {
+      auto type = dyn_cast<MemRefType>(v.getType());
+      return !type || type.getLayout().isIdentity();
+    };
+    if (isContiguous(from) && isContiguous(to))
+      b.create<memref::CopyOp>(loc, from, to);
+    else
+      b.create<linalg::CopyOp>(loc, from, to);
     return success();
   };
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));

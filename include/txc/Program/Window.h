@@ -89,8 +89,8 @@ inline Window getWindow(const Node &node,
     window.kernel = {kernel[0], kernel[1]};
   }
   std::vector<int64_t> stride = getIntListAttr(
-      node, "stride", {isConv ? 1 : window.kernel[0],
-                       isConv ? 1 : window.kernel[1]});
+      node, "stride",
+      {isConv ? 1 : window.kernel[0], isConv ? 1 : window.kernel[1]});
   window.stride = {stride[0], stride[1]};
   std::vector<int64_t> dilation = getIntListAttr(node, "dilation", {1, 1});
   window.dilation = {dilation[0], dilation[1]};

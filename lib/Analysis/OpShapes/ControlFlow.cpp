@@ -69,9 +69,9 @@ bool checkBranchesAgree(InferenceContext &ctx,
   for (size_t i = 0; i < thenTypes.size(); ++i)
     if (thenTypes[i] != elseTypes[i]) {
       ctx.fail(regionOutputLoc(ctx, "else", i), "branch-type-mismatch",
-               "output " + std::to_string(i) + " of the branches of 'cond' "
-                   "node '" + ctx.node.name + "' has type " +
-                   ctx.str(thenTypes[i]) + " in 'then' but " +
+               "output " + std::to_string(i) +
+                   " of the branches of 'cond' node '" + ctx.node.name +
+                   "' has type " + ctx.str(thenTypes[i]) + " in 'then' but " +
                    ctx.str(elseTypes[i]) +
                    " in 'else'; both branches must return the same dtypes "
                    "and shapes");
@@ -133,10 +133,10 @@ bool checkLoopBody(InferenceContext &ctx, const std::vector<TensorType> &state,
   for (size_t i = 0; i < state.size(); ++i)
     if (state[i] != next[i]) {
       ctx.fail(regionOutputLoc(ctx, "body", i), "loop-type-mismatch",
-               "output " + std::to_string(i) + " of the 'body' graph of "
-                   "'while' node '" + ctx.node.name + "' has type " +
-                   ctx.str(next[i]) + " but the loop-carried value has type " +
-                   ctx.str(state[i]) +
+               "output " + std::to_string(i) +
+                   " of the 'body' graph of 'while' node '" + ctx.node.name +
+                   "' has type " + ctx.str(next[i]) +
+                   " but the loop-carried value has type " + ctx.str(state[i]) +
                    "; loop-carried dtypes and shapes must not change between "
                    "iterations");
       ok = false;

@@ -3,13 +3,13 @@
 // conv2d, max_pool2d, avg_pool2d and global_avg_pool (docs/ops.md,
 // "Convolution and pooling"). The output size of a sliding window,
 //
-//   out = floor((in + padBefore + padAfter - dilation*(kernel-1) - 1) / stride) + 1,
+//   out = floor((in + pads - dilation*(kernel-1) - 1) / stride) + 1
 //
-// must be a polynomial in the symbols like every other dim. That holds when
-// the symbolic part of the numerator is divisible by the stride term by term
-// (the constant part may round down), e.g. always for stride 1, and for
-// stride 2 when the input dim is written `2*S`; otherwise the node is
-// rejected with an explanation.
+// (pads: the padding before plus after the dim), must be a polynomial in
+// the symbols like every other dim. That holds when the symbolic part of the
+// numerator is divisible by the stride term by term (the constant part may
+// round down), e.g. always for stride 1, and for stride 2 when the input dim
+// is written `2*S`; otherwise the node is rejected with an explanation.
 //
 //===----------------------------------------------------------------------===//
 #include "txc/Analysis/ShapeInference.h"
@@ -123,10 +123,10 @@ std::optional<ShapeExpr> windowOutputDim(InferenceContext &ctx,
   if (bounds.min < 0) {
     ctx.fail(ctx.node.loc, "shape-mismatch",
              "the window of '" + ctx.opName() + "' node '" + ctx.node.name +
-                 "' spans " + std::to_string(extent) + " input " +
-                 axisName + (extent == 1 ? " element" : " elements") +
-                 " (kernel " + std::to_string(window.kernel[axis]) +
-                 ", dilation " + std::to_string(window.dilation[axis]) +
+                 "' spans " + std::to_string(extent) + " input " + axisName +
+                 (extent == 1 ? " element" : " elements") + " (kernel " +
+                 std::to_string(window.kernel[axis]) + ", dilation " +
+                 std::to_string(window.dilation[axis]) +
                  "), more than the padded input " + axisName + " " + padded +
                  (in.isConstant() ? std::string()
                                   : " for some values of its symbols"));
@@ -139,7 +139,8 @@ std::optional<ShapeExpr> windowOutputDim(InferenceContext &ctx,
   for (const ShapeExpr::Term &term : numerator->terms())
     if (term.symbols.empty())
       constant = term.coeff;
-  ShapeExpr symbolic = *ShapeExpr::sub(*numerator, ShapeExpr::constant(constant));
+  ShapeExpr symbolic =
+      *ShapeExpr::sub(*numerator, ShapeExpr::constant(constant));
   auto quotient = symbolic.divExact(stride);
   if (!quotient) {
     std::vector<std::string> notes = {
@@ -226,16 +227,15 @@ bool checkConvChannels(InferenceContext &ctx, int64_t groups,
     return false;
   }
   if (*cs % groups != 0 || *os % groups != 0 || *cs / groups != *is) {
-    ctx.fail(ctx.node.loc, "shape-mismatch",
-             "'conv2d' node '" + ctx.node.name + "' with groups " +
-                 std::to_string(groups) + " needs input channels (" +
-                 std::to_string(*cs) + ") and output channels (" +
-                 std::to_string(*os) +
-                 ") divisible by groups and weights with " +
-                 (*cs % groups == 0 ? std::to_string(*cs / groups)
-                                    : std::string("C/groups")) +
-                 " input channels per group; the weights have shape " +
-                 weights);
+    ctx.fail(
+        ctx.node.loc, "shape-mismatch",
+        "'conv2d' node '" + ctx.node.name + "' with groups " +
+            std::to_string(groups) + " needs input channels (" +
+            std::to_string(*cs) + ") and output channels (" +
+            std::to_string(*os) + ") divisible by groups and weights with " +
+            (*cs % groups == 0 ? std::to_string(*cs / groups)
+                               : std::string("C/groups")) +
+            " input channels per group; the weights have shape " + weights);
     return false;
   }
   return true;
@@ -310,8 +310,8 @@ std::vector<TensorType> inferPool2D(InferenceContext &ctx) {
   for (unsigned axis = 0; axis < 2; ++axis)
     if (window->padBefore[axis] > window->kernel[axis] / 2) {
       ctx.fail(ctx.attrLoc("padding"), "bad-attribute",
-               "padding " + std::to_string(window->padBefore[axis]) +
-                   " of '" + ctx.opName() + "' node '" + ctx.node.name +
+               "padding " + std::to_string(window->padBefore[axis]) + " of '" +
+                   ctx.opName() + "' node '" + ctx.node.name +
                    "' is more than half of the kernel size " +
                    std::to_string(window->kernel[axis]));
       return {};
@@ -336,9 +336,9 @@ std::vector<TensorType> inferGlobalAvgPool(InferenceContext &ctx) {
   const Shape &x = ctx.operands[0].shape;
   LayoutDims dims = layoutDims(*layout);
   ShapeExpr one = ShapeExpr::constant(1);
-  return {TensorType{ctx.operands[0].dtype,
-                     makeShape(*layout, x[dims.batch], x[dims.channels], one,
-                               one)}};
+  return {
+      TensorType{ctx.operands[0].dtype, makeShape(*layout, x[dims.batch],
+                                                  x[dims.channels], one, one)}};
 }
 
 } // namespace

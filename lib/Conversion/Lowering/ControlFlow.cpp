@@ -59,9 +59,9 @@ FailureOr<SmallVector<Value>> lowerCond(MLIRGen &gen,
                                   /*addElseBlock=*/true);
   ValueRange args = ValueRange(lowering.operands).drop_front();
   OpBuilder::InsertionGuard guard(b);
-  for (auto [name, block] : {std::pair<StringRef, Block *>{"then",
-                                                           ifOp.thenBlock()},
-                             {"else", ifOp.elseBlock()}}) {
+  for (auto [name, block] :
+       {std::pair<StringRef, Block *>{"then", ifOp.thenBlock()},
+        {"else", ifOp.elseBlock()}}) {
     auto outputs = lowerRegionGraph(gen, block, *node.findRegion(name), args);
     if (failed(outputs))
       return failure();

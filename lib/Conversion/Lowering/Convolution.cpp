@@ -38,16 +38,14 @@ Type accumulatorType(MLIRGen &gen, DType dtype) {
 /// A tensor of `type`'s shape with `element` elements, uninitialized.
 Value emptyLike(MLIRGen &gen, const TensorType &type, Type element,
                 Location at) {
-  auto tensorType = RankedTensorType::get(gen.tensorType(type).getShape(),
-                                          element);
+  auto tensorType =
+      RankedTensorType::get(gen.tensorType(type).getShape(), element);
   return gen.builder().create<tensor::EmptyOp>(at, tensorType,
                                                gen.dynamicDims(type, at));
 }
 
 Value fill(MLIRGen &gen, Value init, Value scalar, Location at) {
-  return gen.builder()
-      .create<linalg::FillOp>(at, scalar, init)
-      .getResult(0);
+  return gen.builder().create<linalg::FillOp>(at, scalar, init).getResult(0);
 }
 
 Value floatConstant(OpBuilder &b, Type type, double value, Location at) {
@@ -139,8 +137,8 @@ Value convInit(MLIRGen &gen, const NodeLowering &lowering, Layout layout,
 
 /// A depthwise convolution with multiplier 1 (groups == C == O): linalg's
 /// depthwise ops take the weights without their size-1 input-channel dim.
-Value lowerDepthwise(MLIRGen &gen, Location at, Layout layout, Value x,
-                     Value w, Value init, const Window &window) {
+Value lowerDepthwise(MLIRGen &gen, Location at, Layout layout, Value x, Value w,
+                     Value init, const Window &window) {
   OpBuilder &b = gen.builder();
   SmallVector<ReassociationIndices> reassociation =
       layout == Layout::NCHW
@@ -157,8 +155,8 @@ Value lowerDepthwise(MLIRGen &gen, Location at, Layout layout, Value x,
         .getResult(0);
   return b
       .create<linalg::DepthwiseConv2DNhwcHwcOp>(
-          at, init.getType(), ValueRange{x, weights}, ValueRange{init},
-          strides, dilations)
+          at, init.getType(), ValueRange{x, weights}, ValueRange{init}, strides,
+          dilations)
       .getResult(0);
 }
 
@@ -204,8 +202,8 @@ Value lowerGroupedGeneric(MLIRGen &gen, Location at, Layout layout, Value x,
                 l, convertFloat(nested, args[0], acc, l),
                 convertFloat(nested, args[1], acc, l));
             nested.create<linalg::YieldOp>(
-                l, nested.create<arith::AddFOp>(l, args[2], product)
-                       .getResult());
+                l,
+                nested.create<arith::AddFOp>(l, args[2], product).getResult());
           })
       .getResult(0);
 }
@@ -227,8 +225,8 @@ FailureOr<SmallVector<Value>> lowerConv2D(MLIRGen &gen,
   Type acc = accumulatorType(gen, xType.dtype);
 
   Value zero = gen.scalar(xType.dtype, 0, at);
-  Value x = padSpatial(gen, lowering.operands[0], xType, layout, window, zero,
-                       at);
+  Value x =
+      padSpatial(gen, lowering.operands[0], xType, layout, window, zero, at);
   Value w = lowering.operands[1];
   Value init = convInit(gen, lowering, layout, acc);
   Value result;
@@ -236,17 +234,16 @@ FailureOr<SmallVector<Value>> lowerConv2D(MLIRGen &gen,
     Attribute strides = pairAttr(b, window.stride);
     Attribute dilations = pairAttr(b, window.dilation);
     result = nchw ? b.create<linalg::Conv2DNchwFchwOp>(
-                         at, init.getType(), ValueRange{x, w},
-                         ValueRange{init}, strides, dilations)
+                         at, init.getType(), ValueRange{x, w}, ValueRange{init},
+                         strides, dilations)
                         .getResult(0)
                   : b.create<linalg::Conv2DNhwcHwcfOp>(
-                         at, init.getType(), ValueRange{x, w},
-                         ValueRange{init}, strides, dilations)
+                         at, init.getType(), ValueRange{x, w}, ValueRange{init},
+                         strides, dilations)
                         .getResult(0);
   } else {
     // Grouped convolutions have static channel counts (verifier).
-    int64_t channels =
-        *xType.shape[layoutDims(layout).channels].getConstant();
+    int64_t channels = *xType.shape[layoutDims(layout).channels].getConstant();
     int64_t outChannels = *wShape[nchw ? 0 : 3].getConstant();
     if (groups == channels && outChannels == channels)
       result = lowerDepthwise(gen, at, layout, x, w, init, window);
@@ -299,8 +296,8 @@ FailureOr<SmallVector<Value>> lowerMaxPool(MLIRGen &gen,
   Value minusInf = gen.scalar(dtype, -INFINITY, at);
   Value x = padSpatial(gen, lowering.operands[0], lowering.operandTypes[0],
                        layout, window, minusInf, at);
-  Value init = fill(gen, gen.emptyTensor(lowering.resultType(), at), minusInf,
-                    at);
+  Value init =
+      fill(gen, gen.emptyTensor(lowering.resultType(), at), minusInf, at);
   return SmallVector<Value>{
       buildPooling<linalg::PoolingNchwMaxOp, linalg::PoolingNhwcMaxOp>(
           gen, at, layout, x, init, window)};
@@ -317,8 +314,7 @@ Value windowCount(OpBuilder &b, Location at, Value o, Value size,
       at, b.create<arith::MulIOp>(at, o, index(window.stride[axis])),
       index(window.padBefore[axis]));
   Value end = b.create<arith::MinSIOp>(
-      at, b.create<arith::AddIOp>(at, start, index(window.kernel[axis])),
-      size);
+      at, b.create<arith::AddIOp>(at, start, index(window.kernel[axis])), size);
   Value first = b.create<arith::MaxSIOp>(at, start, index(0));
   return b.create<arith::SubIOp>(at, end, first);
 }
@@ -346,32 +342,38 @@ FailureOr<SmallVector<Value>> lowerAvgPool(MLIRGen &gen,
 
   Value x = padSpatial(gen, lowering.operands[0], xType, layout, window,
                        gen.scalar(xType.dtype, 0, at), at);
-  Value init = fill(gen, emptyLike(gen, resultType, acc, at),
-                    floatConstant(b, acc, 0, at), at);
+  Value zeros = fill(gen, emptyLike(gen, resultType, acc, at),
+                     floatConstant(b, acc, 0, at), at);
   Value sums = buildPooling<linalg::PoolingNchwSumOp, linalg::PoolingNhwcSumOp>(
-      gen, at, layout, x, init, window);
+      gen, at, layout, x, zeros, window);
 
   Value height = indexValue(gen, xType.shape[dims.height], at);
   Value width = indexValue(gen, xType.shape[dims.width], at);
   Type element = gen.elementType(resultType.dtype);
-  Value result = gen.buildElementwise(
-      at, resultType, {sums}, {resultType},
-      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-        Value count;
-        if (includePad) {
-          count = floatConstant(nb, acc,
-                                double(window.kernel[0] * window.kernel[1]), l);
-        } else {
-          Value oh = nb.create<linalg::IndexOp>(l, dims.height);
-          Value ow = nb.create<linalg::IndexOp>(l, dims.width);
-          Value cells = nb.create<arith::MulIOp>(
-              l, windowCount(nb, l, oh, height, window, 0),
-              windowCount(nb, l, ow, width, window, 1));
-          count = indexToFloat(nb, cells, acc, l);
-        }
-        Value mean = nb.create<arith::DivFOp>(l, args[0], count);
-        return convertFloat(nb, mean, element, l);
-      });
+  // Divides in place when the sums already have the result dtype.
+  Value out = acc == element ? sums : emptyLike(gen, resultType, element, at);
+  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(4));
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  auto divide = [&](OpBuilder &nb, Location l, ValueRange args) {
+    Value count;
+    if (includePad) {
+      count = floatConstant(nb, acc,
+                            double(window.kernel[0] * window.kernel[1]), l);
+    } else {
+      Value oh = nb.create<linalg::IndexOp>(l, dims.height);
+      Value ow = nb.create<linalg::IndexOp>(l, dims.width);
+      Value cells =
+          nb.create<arith::MulIOp>(l, windowCount(nb, l, oh, height, window, 0),
+                                   windowCount(nb, l, ow, width, window, 1));
+      count = indexToFloat(nb, cells, acc, l);
+    }
+    Value mean = nb.create<arith::DivFOp>(l, args[0], count);
+    nb.create<linalg::YieldOp>(l, convertFloat(nb, mean, element, l));
+  };
+  Value result =
+      b.create<linalg::GenericOp>(at, out.getType(), ValueRange{sums},
+                                  ValueRange{out}, maps, iterators, divide)
+          .getResult(0);
   return SmallVector<Value>{result};
 }
 
@@ -406,15 +408,15 @@ FailureOr<SmallVector<Value>> lowerGlobalAvgPool(MLIRGen &gen,
            iterators,
            [&](OpBuilder &nb, Location l, ValueRange args) {
              nb.create<linalg::YieldOp>(
-                 l, nb.create<arith::AddFOp>(
-                          l, args[1], convertFloat(nb, args[0], acc, l))
+                 l, nb.create<arith::AddFOp>(l, args[1],
+                                             convertFloat(nb, args[0], acc, l))
                         .getResult());
            })
           .getResult(0);
 
-  Value cells = b.create<arith::MulIOp>(
-      at, indexValue(gen, xType.shape[dims.height], at),
-      indexValue(gen, xType.shape[dims.width], at));
+  Value cells =
+      b.create<arith::MulIOp>(at, indexValue(gen, xType.shape[dims.height], at),
+                              indexValue(gen, xType.shape[dims.width], at));
   Value count = indexToFloat(b, cells, acc, at);
   Value out = gen.emptyTensor(resultType, at);
   Value result =
