@@ -129,7 +129,8 @@ std::optional<ShapeExpr> windowOutputDim(InferenceContext &ctx,
                  std::to_string(window.dilation[axis]) +
                  "), more than the padded input " + axisName + " " + padded +
                  (in.isConstant() ? std::string()
-                                  : " for some values of its symbols"));
+                                  : ", which can be as small as " +
+                                        std::to_string(bounds.min + extent)));
     return std::nullopt;
   }
   // Split into the symbolic part, which must divide exactly, and the
@@ -146,8 +147,9 @@ std::optional<ShapeExpr> windowOutputDim(InferenceContext &ctx,
     std::vector<std::string> notes = {
         "with a symbolic input " + std::string(axisName) +
         ", txc needs stride 1 or an input dimension whose symbolic part is a "
-        "multiple of the stride, e.g. '" +
-        std::to_string(stride) + "*S' instead of 'S'"};
+        "multiple of the stride: declare it as e.g. '" +
+        std::to_string(stride) + "*K' with a new symbol K instead of '" +
+        ctx.str(in) + "'"};
     for (uint32_t id : symbolic.symbols())
       if (ctx.program.symbols[id].multipleOf % stride == 0)
         notes.push_back("symbol '" + ctx.program.symbols[id].name +
@@ -226,16 +228,27 @@ bool checkConvChannels(InferenceContext &ctx, int64_t groups,
                  " and the weights " + weights);
     return false;
   }
-  if (*cs % groups != 0 || *os % groups != 0 || *cs / groups != *is) {
-    ctx.fail(
-        ctx.node.loc, "shape-mismatch",
-        "'conv2d' node '" + ctx.node.name + "' with groups " +
-            std::to_string(groups) + " needs input channels (" +
-            std::to_string(*cs) + ") and output channels (" +
-            std::to_string(*os) + ") divisible by groups and weights with " +
-            (*cs % groups == 0 ? std::to_string(*cs / groups)
-                               : std::string("C/groups")) +
-            " input channels per group; the weights have shape " + weights);
+  std::string prefix = "'conv2d' node '" + ctx.node.name + "' has groups " +
+                       std::to_string(groups) + ", which does not divide its ";
+  if (*cs % groups != 0) {
+    ctx.fail(ctx.node.loc, "shape-mismatch",
+             prefix + std::to_string(*cs) + " input channels (shape " + input +
+                 ")");
+    return false;
+  }
+  if (*os % groups != 0) {
+    ctx.fail(ctx.node.loc, "shape-mismatch",
+             prefix + std::to_string(*os) + " output channels (weights " +
+                 weights + ")");
+    return false;
+  }
+  if (*cs / groups != *is) {
+    ctx.fail(ctx.node.loc, "shape-mismatch",
+             "the weights " + weights + " of 'conv2d' node '" + ctx.node.name +
+                 "' have " + std::to_string(*is) +
+                 " input channels per group; " + std::to_string(*cs) +
+                 " input channels in " + std::to_string(groups) +
+                 " groups need " + std::to_string(*cs / groups));
     return false;
   }
   return true;
