@@ -12,8 +12,11 @@
 #include "txc/Program/Attributes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 
@@ -37,6 +40,30 @@ FailureOr<SmallVector<Value>> lowerRegionGraph(MLIRGen &gen, Block *block,
                                                ValueRange inputs) {
   gen.builder().setInsertionPointToEnd(block);
   return gen.lowerGraph(graph, SmallVector<Value>(inputs));
+}
+
+/// The outputs of a branch, each a value computed in `block` and yielded
+/// once: other values (the branch's inputs, values of enclosing graphs, a
+/// value yielded twice) are copied first. Otherwise the scf.if result would
+/// alias a caller's input or another result, and one-shot bufferization
+/// cannot then write it into its output buffer ("cannot avoid RaW
+/// conflict"); a fresh copy can be computed right into that buffer.
+SmallVector<Value> ownedOutputs(MLIRGen &gen, const Node &node, Block *block,
+                                ArrayRef<Value> outputs, Location at) {
+  OpBuilder &b = gen.builder();
+  SmallVector<Value> owned;
+  llvm::SmallPtrSet<Value, 4> seen;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Value value = outputs[i];
+    Operation *def = value.getDefiningOp();
+    bool local = def && def->getBlock() == block;
+    if (!local || !seen.insert(value).second)
+      value = b.create<linalg::CopyOp>(
+                   at, value, gen.emptyTensor(node.resultTypes[i], at))
+                  .getResult(0);
+    owned.push_back(value);
+  }
+  return owned;
 }
 
 SmallVector<Type> resultTensorTypes(MLIRGen &gen, const Node &node) {
@@ -65,7 +92,7 @@ FailureOr<SmallVector<Value>> lowerCond(MLIRGen &gen,
     auto outputs = lowerRegionGraph(gen, block, *node.findRegion(name), args);
     if (failed(outputs))
       return failure();
-    b.create<scf::YieldOp>(at, *outputs);
+    b.create<scf::YieldOp>(at, ownedOutputs(gen, node, block, *outputs, at));
   }
   return SmallVector<Value>(ifOp.getResults());
 }

@@ -73,10 +73,11 @@ Value indexValue(MLIRGen &gen, const ShapeExpr &dim, Location at) {
 /// Pads the spatial dims of `x` (of program type `type`) by the window's
 /// padding with `padValue`.
 Value padSpatial(MLIRGen &gen, Value x, const TensorType &type, Layout layout,
-                 const Window &window, Value padValue, Location at) {
+                 const Window &window, double padValue, Location at) {
   if (!window.hasPadding())
     return x;
   OpBuilder &b = gen.builder();
+  Value pad = gen.scalar(type.dtype, padValue, at);
   LayoutDims dims = layoutDims(layout);
   SmallVector<OpFoldResult> low(4, b.getIndexAttr(0));
   SmallVector<OpFoldResult> high(4, b.getIndexAttr(0));
@@ -84,8 +85,7 @@ Value padSpatial(MLIRGen &gen, Value x, const TensorType &type, Layout layout,
   low[dims.width] = b.getIndexAttr(window.padBefore[1]);
   high[dims.height] = b.getIndexAttr(window.padAfter[0]);
   high[dims.width] = b.getIndexAttr(window.padAfter[1]);
-  return b.create<tensor::PadOp>(at, /*resultType=*/Type(), x, low, high,
-                                 padValue);
+  return b.create<tensor::PadOp>(at, /*resultType=*/Type(), x, low, high, pad);
 }
 
 DenseIntElementsAttr pairAttr(OpBuilder &b, std::array<int64_t, 2> values) {
@@ -224,9 +224,7 @@ FailureOr<SmallVector<Value>> lowerConv2D(MLIRGen &gen,
   int64_t groups = getIntAttr(node, "groups", 1);
   Type acc = accumulatorType(gen, xType.dtype);
 
-  Value zero = gen.scalar(xType.dtype, 0, at);
-  Value x =
-      padSpatial(gen, lowering.operands[0], xType, layout, window, zero, at);
+  Value x = padSpatial(gen, lowering.operands[0], xType, layout, window, 0, at);
   Value w = lowering.operands[1];
   Value init = convInit(gen, lowering, layout, acc);
   Value result;
@@ -293,9 +291,9 @@ FailureOr<SmallVector<Value>> lowerMaxPool(MLIRGen &gen,
   Layout layout = getLayout(lowering.node);
   Window window = getWindow(lowering.node);
   DType dtype = lowering.resultType().dtype;
-  Value minusInf = gen.scalar(dtype, -INFINITY, at);
   Value x = padSpatial(gen, lowering.operands[0], lowering.operandTypes[0],
-                       layout, window, minusInf, at);
+                       layout, window, -INFINITY, at);
+  Value minusInf = gen.scalar(dtype, -INFINITY, at);
   Value init =
       fill(gen, gen.emptyTensor(lowering.resultType(), at), minusInf, at);
   return SmallVector<Value>{
@@ -340,15 +338,18 @@ FailureOr<SmallVector<Value>> lowerAvgPool(MLIRGen &gen,
   bool includePad = getBoolAttr(node, "count_include_pad", true);
   Type acc = accumulatorType(gen, xType.dtype);
 
-  Value x = padSpatial(gen, lowering.operands[0], xType, layout, window,
-                       gen.scalar(xType.dtype, 0, at), at);
+  Value x = padSpatial(gen, lowering.operands[0], xType, layout, window, 0, at);
   Value zeros = fill(gen, emptyLike(gen, resultType, acc, at),
                      floatConstant(b, acc, 0, at), at);
   Value sums = buildPooling<linalg::PoolingNchwSumOp, linalg::PoolingNhwcSumOp>(
       gen, at, layout, x, zeros, window);
 
-  Value height = indexValue(gen, xType.shape[dims.height], at);
-  Value width = indexValue(gen, xType.shape[dims.width], at);
+  // The input's height and width, for the windows that overlap padding.
+  Value height, width;
+  if (!includePad) {
+    height = indexValue(gen, xType.shape[dims.height], at);
+    width = indexValue(gen, xType.shape[dims.width], at);
+  }
   Type element = gen.elementType(resultType.dtype);
   // Divides in place when the sums already have the result dtype.
   Value out = acc == element ? sums : emptyLike(gen, resultType, element, at);
