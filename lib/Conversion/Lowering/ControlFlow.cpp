@@ -58,8 +58,8 @@ SmallVector<Value> ownedOutputs(MLIRGen &gen, const Node &node, Block *block,
     Operation *def = value.getDefiningOp();
     bool local = def && def->getBlock() == block;
     if (!local || !seen.insert(value).second)
-      value = b.create<linalg::CopyOp>(
-                   at, value, gen.emptyTensor(node.resultTypes[i], at))
+      value = b.create<linalg::CopyOp>(at, value,
+                                       gen.emptyTensor(node.resultTypes[i], at))
                   .getResult(0);
     owned.push_back(value);
   }
