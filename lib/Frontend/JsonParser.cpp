@@ -186,17 +186,19 @@ public:
     uint32_t start = stringStart();
     Frame &frame = stack.back();
     auto [it, inserted] = frame.keys.emplace(key, start);
+    uint32_t firstOffset = it->second;
+    JsonMember member;
+    member.key = key;
+    member.keyOffset = start;
+    frame.value->payload->members.push_back(std::move(member));
+    // Reported after the member is added, so that the pointer names it.
     if (!inserted) {
-      auto [line, column] = file.lineAndColumn(it->second);
+      auto [line, column] = file.lineAndColumn(firstOffset);
       error(start, "syntax-duplicate-key",
             "duplicate key '" + key + "' (first defined at line " +
                 std::to_string(line) + ", column " + std::to_string(column) +
                 ")");
     }
-    JsonMember member;
-    member.key = std::move(key);
-    member.keyOffset = start;
-    frame.value->payload->members.push_back(std::move(member));
     return true;
   }
   bool parse_error(std::size_t position, const std::string &,
@@ -228,14 +230,20 @@ private:
   }
 
   /// The JSON pointer of the value being read, for diagnostics.
+  /// In an enclosing array the last item is the container being read; in
+  /// the innermost one the value being read is the next item.
   std::string currentPointer() const {
     std::string pointer;
-    for (const Frame &frame : stack) {
-      const JsonValue *v = frame.value;
-      if (v->isObject() && !v->payload->members.empty())
+    for (size_t i = 0; i < stack.size(); ++i) {
+      const JsonValue *v = stack[i].value;
+      if (v->isObject() && !v->payload->members.empty()) {
         pointer = appendPointer(pointer, v->payload->members.back().key);
-      else if (v->isArray())
-        pointer = appendPointer(pointer, v->payload->items.size());
+      } else if (v->isArray()) {
+        size_t index = v->payload->items.size();
+        if (i + 1 < stack.size() && index > 0)
+          --index;
+        pointer = appendPointer(pointer, index);
+      }
     }
     return pointer;
   }
