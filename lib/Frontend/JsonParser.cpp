@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <unordered_map>
@@ -203,14 +204,26 @@ public:
   }
   bool parse_error(std::size_t position, const std::string &,
                    const nlohmann::detail::exception &ex) {
+    failed = true;
+    // nlohmann reports a number that overflows a double (out_of_range.406)
+    // as a parse error after the number has been read.
+    if (ex.id == 406) {
+      uint32_t start = numberStart();
+      llvm::StringRef raw = text.substr(start);
+      raw = raw.take_while([](char c) {
+        return llvm::isDigit(c) || llvm::StringRef(".eE+-").contains(c);
+      });
+      error(start, "syntax-number-range",
+            "number " + raw.str() + " is out of the range of a 64-bit float");
+      return false;
+    }
     // "[json.exception.parse_error.101] parse error at line 1, column 5: msg"
     llvm::StringRef message = ex.what();
     size_t colon = message.find(": ");
     if (message.starts_with("[json.exception") && colon != llvm::StringRef::npos)
       message = message.substr(colon + 2);
-    uint32_t offset = uint32_t(position ? position - 1 : 0);
-    error(offset, "syntax-json", "invalid JSON: " + message.str());
-    failed = true;
+    error(tokenStart(position), "syntax-json",
+          "invalid JSON: " + message.str());
     return false;
   }
 
@@ -248,6 +261,25 @@ private:
     return pointer;
   }
 
+  /// The offset of the first byte of the token that ends just before
+  /// `position` (nlohmann reports errors after the offending token).
+  uint32_t tokenStart(size_t position) const {
+    size_t end = std::min<size_t>(position, text.size());
+    if (end == 0)
+      return 0;
+    char last = text[end - 1];
+    if (last == '"' && end >= 2)
+      return stringStartBefore(end);
+    size_t start = end - 1;
+    if (llvm::isDigit(last))
+      while (start > 0 && (llvm::isDigit(text[start - 1]) ||
+                           llvm::StringRef(".eE+-").contains(text[start - 1])))
+        --start;
+    else if (llvm::isAlpha(last))
+      while (start > 0 && llvm::isAlnum(text[start - 1]))
+        --start;
+    return uint32_t(start);
+  }
   uint32_t literalStart(size_t length) const {
     return uint32_t(consumed >= length ? consumed - length : 0);
   }
@@ -261,12 +293,13 @@ private:
       --start;
     return uint32_t(start);
   }
-  uint32_t stringStart() const {
-    // `consumed` is just past the closing quote; find the opening quote: the
+  uint32_t stringStart() const { return stringStartBefore(consumed); }
+  uint32_t stringStartBefore(size_t end) const {
+    // `end` is just past the closing quote; find the opening quote: the
     // first quote before it that is not escaped.
-    if (consumed < 2)
+    if (end < 2)
       return 0;
-    size_t pos = consumed - 2;
+    size_t pos = end - 2;
     while (pos > 0) {
       if (text[pos] == '"') {
         size_t backslashes = 0;

@@ -96,8 +96,9 @@ struct JsonMember {
 };
 
 /// Parses `file`'s text. Returns null if it is not JSON (syntax error, depth
-/// limit); problems that leave the document readable (duplicate keys, numbers
-/// out of range) are reported to `diags` and the document is returned.
+/// limit, a number out of the range of a double, which stops nlohmann's
+/// parser); duplicate keys are reported to `diags` and the document is still
+/// returned.
 std::unique_ptr<JsonValue> parseJson(const SourceFile &file,
                                      DiagnosticEngine &diags,
                                      unsigned maxDepth);
