@@ -69,7 +69,9 @@ private:
                                      llvm::StringRef what);
 
   // --- program parts ---
-  void readHeader(const JsonValue &root);
+  /// Returns false when the file is of another format or version, which
+  /// makes the rest of it meaningless.
+  bool readHeader(const JsonValue &root);
   void readSymbols(const JsonValue &list, llvm::StringRef pointer);
   std::optional<ValueDecl> readValueDecl(const JsonValue &value,
                                          llvm::StringRef pointer,
@@ -222,15 +224,16 @@ std::optional<int64_t> ProgramReader::readInteger(const JsonValue &value,
 //===----------------------------------------------------------------------===//
 
 std::unique_ptr<Program> ProgramReader::read(const JsonValue &root) {
+  unsigned errorsBefore = diags.errorCount();
   program = std::make_unique<Program>();
   program->file = file.name().str();
   if (!checkObject(root, "", "the program",
                    {"format", "version", "name", "description", "symbols",
                     "inputs", "constants", "nodes", "outputs"}))
     return nullptr;
-  readHeader(root);
-  // A version this txc does not read makes the rest meaningless.
-  if (diags.hasErrors())
+  // Another format or a version this txc does not read makes the rest
+  // meaningless; any other error is reported along with the rest.
+  if (!readHeader(root))
     return nullptr;
 
   if (const JsonValue *symbols = root.find("symbols"))
@@ -256,29 +259,37 @@ std::unique_ptr<Program> ProgramReader::read(const JsonValue &root) {
 
   readGraph(root, "", program->body, /*isRegion=*/false, /*depth=*/0);
 
-  if (diags.hasErrors())
+  if (diags.errorCount() != errorsBefore)
     return nullptr;
   return std::move(program);
 }
 
-void ProgramReader::readHeader(const JsonValue &root) {
+bool ProgramReader::readHeader(const JsonValue &root) {
+  bool known = true;
   if (const JsonValue *format = required(root, "", "format", "the program")) {
     auto text = readString(*format, "/format", "'format'");
-    if (text && *text != kProgramFormat)
+    if (text && *text != kProgramFormat) {
       error(*format, "/format", "bad-format",
             "'format' is '" + *text + "'; a txc program has format '" +
                 kProgramFormat + "'");
+      known = false;
+    }
   }
   if (const JsonValue *version = required(root, "", "version", "the program")) {
     auto number = readInteger(*version, "/version", "'version'");
-    if (number && (*number < kMinProgramVersion || *number > kMaxProgramVersion))
+    if (number &&
+        (*number < kMinProgramVersion || *number > kMaxProgramVersion)) {
       error(*version, "/version", "bad-version",
             "program format version " + llvm::Twine(*number) +
                 " is not supported; this txc reads version " +
                 llvm::Twine(kMaxProgramVersion));
-    else if (number)
+      known = false;
+    } else if (number) {
       program->version = int(*number);
+    }
   }
+  if (!known)
+    return false;
   if (const JsonValue *name = required(root, "", "name", "the program")) {
     if (auto text = readIdentifier(*name, "/name", "the program name"))
       program->name = *text;
@@ -286,6 +297,7 @@ void ProgramReader::readHeader(const JsonValue &root) {
   }
   if (const JsonValue *description = root.find("description"))
     readString(*description, "/description", "'description'");
+  return true;
 }
 
 void ProgramReader::readSymbols(const JsonValue &list, llvm::StringRef pointer) {
