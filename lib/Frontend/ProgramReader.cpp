@@ -435,6 +435,21 @@ std::optional<ShapeExpr> ProgramReader::readDim(const JsonValue &value,
                        : ""));
       return std::nullopt;
     }
+    // A constant expression ("0-3") is held to the limits of an integer.
+    if (auto constant = expr->getConstant()) {
+      if (*constant < 0) {
+        error(value, pointer, "bad-dim",
+              "dimension '" + text + "' is negative (" +
+                  llvm::Twine(*constant) + ")");
+        return std::nullopt;
+      }
+      if (*constant > ProgramLimits::kMaxTensorBytes) {
+        error(value, pointer, "bad-dim",
+              "dimension '" + text + "' is over the limit of " +
+                  llvm::Twine(ProgramLimits::kMaxTensorBytes));
+        return std::nullopt;
+      }
+    }
     return expr;
   }
   error(value, pointer, "wrong-type",
