@@ -567,6 +567,7 @@ static bool encodeElement(const JsonValue &value, DType dtype, uint8_t *out,
       auto status = number.convertFromString(
           value.numberText(), llvm::APFloat::rmNearestTiesToEven);
       if (!status) {
+        llvm::consumeError(status.takeError());
         problem = "cannot read number " + value.numberText().str();
         return false;
       }
@@ -576,15 +577,18 @@ static bool encodeElement(const JsonValue &value, DType dtype, uint8_t *out,
         return false;
       }
     } else if (value.isNumber()) {
-      llvm::APInt integer(64, value.kind() == JsonValue::Kind::Integer
-                                  ? uint64_t(value.getInteger())
-                                  : uint64_t(value.getNumber()),
-                          value.kind() == JsonValue::Kind::Integer);
-      number.convertFromAPInt(integer,
-                              value.kind() == JsonValue::Kind::Integer,
+      // The exact 64-bit integer, rounded once (a double in between would
+      // round twice, and cannot hold every uint64).
+      bool isSigned = value.kind() == JsonValue::Kind::Integer;
+      uint64_t raw = isSigned ? uint64_t(value.getInteger())
+                              : value.getUnsigned();
+      number.convertFromAPInt(llvm::APInt(64, raw, isSigned), isSigned,
                               llvm::APFloat::rmNearestTiesToEven);
       if (number.isInfinity()) {
-        problem = "number is out of the range of " + dtypeName(dtype).str();
+        problem = "number " +
+                  (isSigned ? std::to_string(value.getInteger())
+                            : std::to_string(value.getUnsigned())) +
+                  " is out of the range of " + dtypeName(dtype).str();
         return false;
       }
     } else {
@@ -618,6 +622,11 @@ static bool encodeElement(const JsonValue &value, DType dtype, uint8_t *out,
     problem = "expected true, false, 0 or 1";
     return false;
   default: {
+    if (value.kind() == JsonValue::Kind::Unsigned) {
+      problem = std::to_string(value.getUnsigned()) + " does not fit in " +
+                dtypeName(dtype).str();
+      return false;
+    }
     if (!value.isInteger()) {
       problem = "expected an integer, not " +
                 (value.kind() == JsonValue::Kind::Float

@@ -58,6 +58,8 @@ public:
 
   bool getBool() const { return scalar.boolean; }
   int64_t getInteger() const { return scalar.integer; }
+  /// The value of a number of kind Unsigned.
+  uint64_t getUnsigned() const { return scalar.uinteger; }
   /// Any number as a double (integers are converted).
   double getNumber() const;
   /// The number as written in the file ("1e-3"), for exact round trips.
