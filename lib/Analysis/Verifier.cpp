@@ -56,9 +56,11 @@ private:
   void collectNames(const Graph &graph,
                     llvm::StringMap<const Loc *> &seen);
   void checkSymbols();
-  void checkDeclaredType(const TensorType &type, const Loc &loc,
+  bool checkDeclaredType(const TensorType &type, const Loc &loc,
                          llvm::StringRef what, llvm::StringRef name);
-  void checkTensorLimits(const TensorType &type, const Loc &loc,
+  /// Reports and returns false if a dim can be negative or the tensor can
+  /// be larger than the limit over the symbols' ranges.
+  bool checkTensorLimits(const TensorType &type, const Loc &loc,
                          const llvm::Twine &what);
 
   void verifyGraph(Graph &graph);
@@ -148,7 +150,7 @@ void Verifier::checkSymbols() {
                         "' is not used by any input shape");
 }
 
-void Verifier::checkTensorLimits(const TensorType &type, const Loc &loc,
+bool Verifier::checkTensorLimits(const TensorType &type, const Loc &loc,
                                  const llvm::Twine &what) {
   std::vector<Interval> ranges = program.symbolRanges();
   int64_t maxBytes = dtypeSize(type.dtype);
@@ -160,24 +162,26 @@ void Verifier::checkTensorLimits(const TensorType &type, const Loc &loc,
                 type.shape[i].toString(symbolNames) +
                 ", which is negative for some symbol values (as low as " +
                 llvm::Twine(bounds.min) + ")");
-      return;
+      return false;
     }
     if (__builtin_mul_overflow(maxBytes, bounds.max, &maxBytes))
       maxBytes = INT64_MAX;
   }
-  if (maxBytes > ProgramLimits::kMaxTensorBytes)
-    error(loc, "limit",
-          what + " of shape " + str(type.shape) + " and dtype " +
-              dtypeName(type.dtype) + " can reach " +
-              (maxBytes == INT64_MAX ? std::string("more than 2^63")
-                                     : std::to_string(maxBytes)) +
-              " bytes at the symbols' maximum values, over the limit of 2^48 "
-              "bytes");
+  if (maxBytes <= ProgramLimits::kMaxTensorBytes)
+    return true;
+  error(loc, "limit",
+        what + " of shape " + str(type.shape) + " and dtype " +
+            dtypeName(type.dtype) + " can reach " +
+            (maxBytes == INT64_MAX ? std::string("more than 2^63")
+                                   : std::to_string(maxBytes)) +
+            " bytes at the symbols' maximum values, over the limit of 2^48 "
+            "bytes");
+  return false;
 }
 
-void Verifier::checkDeclaredType(const TensorType &type, const Loc &loc,
+bool Verifier::checkDeclaredType(const TensorType &type, const Loc &loc,
                                  llvm::StringRef what, llvm::StringRef name) {
-  checkTensorLimits(type, loc, what + " '" + name + "'");
+  return checkTensorLimits(type, loc, what + " '" + name + "'");
 }
 
 //===----------------------------------------------------------------------===//
@@ -510,17 +514,25 @@ void Verifier::verifyNode(Node &node) {
     defineResults(nullptr);
     return;
   }
+  bool withinLimits = true;
   for (size_t i = 0; i < results.size(); ++i)
-    checkTensorLimits(results[i], node.loc,
-                      "the result of node '" + node.name + "'");
+    withinLimits &= checkTensorLimits(results[i], node.loc,
+                                      "the result of node '" + node.name + "'");
+  if (!withinLimits) {
+    defineResults(nullptr);
+    return;
+  }
   node.resultTypes = results;
   defineResults(&node.resultTypes);
 }
 
 void Verifier::verifyGraph(Graph &graph) {
   for (const ValueDecl &input : graph.inputs) {
-    checkDeclaredType(input.type, input.loc, "graph input", input.name);
-    define(input.name, input.type, input.loc);
+    bool ok = checkDeclaredType(input.type, input.loc, "graph input",
+                                input.name);
+    define(input.name, ok ? std::optional<TensorType>(input.type)
+                          : std::nullopt,
+           input.loc);
   }
   if (!orderNodes(graph)) {
     // The nodes without an order (in or after a cycle) have unknown types:
@@ -569,9 +581,13 @@ bool Verifier::run() {
   checkUniqueNames();
   checkSymbols();
   scopes.emplace_back();
+  // An input whose declared type is out of the limits is reported once;
+  // its users are skipped like those of a node that failed.
   for (const ValueDecl &input : program.inputs) {
-    checkDeclaredType(input.type, input.loc, "input", input.name);
-    define(input.name, input.type, input.loc);
+    bool ok = checkDeclaredType(input.type, input.loc, "input", input.name);
+    define(input.name, ok ? std::optional<TensorType>(input.type)
+                          : std::nullopt,
+           input.loc);
   }
   for (const ConstantDecl &constant : program.constants)
     define(constant.name, constant.type, constant.loc);
