@@ -137,9 +137,16 @@ void DiagnosticEngine::printOneText(llvm::raw_ostream &os,
       source && diag.loc.isKnown()) {
     llvm::StringRef line = source->lineText(diag.loc.line);
     if (line.size() <= 200) {
+      // Columns count bytes; the caret line has one space per character
+      // (UTF-8 continuation bytes take no column on screen).
       os << "  " << line << "\n  ";
-      for (uint32_t i = 1; i < diag.loc.column && i <= line.size(); ++i)
-        os << (line[i - 1] == '\t' ? '\t' : ' ');
+      for (uint32_t i = 1; i < diag.loc.column && i <= line.size(); ++i) {
+        char c = line[i - 1];
+        if (c == '\t')
+          os << '\t';
+        else if ((uint8_t(c) & 0xC0) != 0x80)
+          os << ' ';
+      }
       os << "^\n";
     }
   }
