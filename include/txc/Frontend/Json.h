@@ -62,7 +62,8 @@ public:
   uint64_t getUnsigned() const { return scalar.uinteger; }
   /// Any number as a double (integers are converted).
   double getNumber() const;
-  /// The number as written in the file ("1e-3"), for exact round trips.
+  /// A Float as written in the file ("1e-3"), for exact round trips; empty
+  /// for integers (whose value is exact).
   llvm::StringRef numberText() const;
   const std::string &getString() const { return payload->text; }
   const std::vector<JsonValue> &items() const { return payload->items; }
