@@ -57,8 +57,9 @@ std::unique_ptr<Loaded> build(const std::string &text) {
 
 std::string sym(const std::string &name, int64_t min, int64_t max,
                 int64_t multipleOf = 1) {
-  std::string text = "{\"name\": \"" + name + "\", \"min\": " +
-                     std::to_string(min) + ", \"max\": " + std::to_string(max);
+  std::string text = "{\"name\": \"" + name +
+                     "\", \"min\": " + std::to_string(min) +
+                     ", \"max\": " + std::to_string(max);
   if (multipleOf != 1)
     text += ", \"multiple_of\": " + std::to_string(multipleOf);
   return text + "}";
@@ -89,12 +90,15 @@ CallTensor tensor(uint64_t data, int64_t sizeBytes, int32_t dtype,
 
 /// The status fields on one line, for exact comparisons.
 std::string str(const CallStatus &s) {
-  return std::string(statusCodeName(s.code)) + " guard=" +
-         std::to_string(s.guard) + " side=" + std::to_string(int(s.side)) +
-         " tensor=" + std::to_string(s.tensor) + " dim=" +
-         std::to_string(s.dim) + " symbol=" + std::to_string(s.symbol) +
-         " min=" + std::to_string(s.expectedMin) + " max=" +
-         std::to_string(s.expectedMax) + " actual=" + std::to_string(s.actual);
+  return std::string(statusCodeName(s.code)) +
+         " guard=" + std::to_string(s.guard) +
+         " side=" + std::to_string(int(s.side)) +
+         " tensor=" + std::to_string(s.tensor) +
+         " dim=" + std::to_string(s.dim) +
+         " symbol=" + std::to_string(s.symbol) +
+         " min=" + std::to_string(s.expectedMin) +
+         " max=" + std::to_string(s.expectedMax) +
+         " actual=" + std::to_string(s.actual);
 }
 
 //===----------------------------------------------------------------------===//
@@ -277,13 +281,13 @@ TEST(Contract, SymbolDefinedByALaterDim) {
                     (g.dim >= 0 ? "[" + std::to_string(g.tensor) + "." +
                                       std::to_string(g.dim) + "]"
                                 : ""));
-  EXPECT_EQ(kinds, std::vector<std::string>(
-                       {"input_count", "output_count", "inputs_array",
-                        "outputs_array", "data_pointer", "dtype", "rank",
-                        "symbol_range[0.1]", "data_pointer", "dtype", "rank",
-                        "symbol_range[1.0]", "dim_equals[0.0]", "buffer_size",
-                        "buffer_size", "data_pointer", "buffer_size",
-                        "no_alias"}));
+  EXPECT_EQ(kinds,
+            std::vector<std::string>(
+                {"input_count", "output_count", "inputs_array", "outputs_array",
+                 "data_pointer", "dtype", "rank", "symbol_range[0.1]",
+                 "data_pointer", "dtype", "rank", "symbol_range[1.0]",
+                 "dim_equals[0.0]", "buffer_size", "buffer_size",
+                 "data_pointer", "buffer_size", "no_alias"}));
   EXPECT_EQ(describe(c, c.guards[7]),
             "7 symbol_range symbol_range in0 dim1 sym=T value=1 | 2 <= T <= 4 "
             "where T = x.shape[1] | symbol T (from input 'x' dimension 1) must "
@@ -401,10 +405,10 @@ TEST(Contract, TensorNamesMustNotClashInTheHeader) {
   // named x_RANK would redefine the second with another value.
   {
     auto loaded = contract(program(
-        "", in("x", "[2]") + ", " + in("x_RANK", "[3]") + ", " +
-                in("x_DTYPE", "[4]"),
-        "{\"name\": \"y\", \"op\": \"relu\", \"operands\": [\"x\"]}",
-        "\"y\""));
+        "",
+        in("x", "[2]") + ", " + in("x_RANK", "[3]") + ", " +
+            in("x_DTYPE", "[4]"),
+        "{\"name\": \"y\", \"op\": \"relu\", \"operands\": [\"x\"]}", "\"y\""));
     EXPECT_TRUE(loaded->verified) << dump(loaded->diags);
     EXPECT_FALSE(loaded->contract);
     std::string out;
@@ -419,10 +423,10 @@ TEST(Contract, TensorNamesMustNotClashInTheHeader) {
               "one of them [/inputs/2]\n");
   }
   {
-    auto loaded = contract(program(
-        "", in("x", "[2]"),
-        "{\"name\": \"y\", \"op\": \"relu\", \"operands\": [\"x\"]}",
-        "\"y\", {\"name\": \"y_MAX_BYTES\", \"value\": \"x\"}"));
+    auto loaded = contract(
+        program("", in("x", "[2]"),
+                "{\"name\": \"y\", \"op\": \"relu\", \"operands\": [\"x\"]}",
+                "\"y\", {\"name\": \"y_MAX_BYTES\", \"value\": \"x\"}"));
     EXPECT_FALSE(loaded->contract);
     const Diagnostic *diag = find(loaded->diags, "header-name-clash");
     ASSERT_TRUE(diag) << dump(loaded->diags);
@@ -434,11 +438,12 @@ TEST(Contract, TensorNamesMustNotClashInTheHeader) {
   }
   {
     // The same names on different sides, or other suffixes, are fine.
-    auto loaded = build(program(
-        "", in("x", "[2]") + ", " + in("x_MAX_BYTES", "[2]") + ", " +
-                in("x_rank", "[2]"),
-        "{\"name\": \"y\", \"op\": \"relu\", \"operands\": [\"x\"]}",
-        "\"y\", {\"name\": \"x_RANK\", \"value\": \"x\"}"));
+    auto loaded = build(
+        program("",
+                in("x", "[2]") + ", " + in("x_MAX_BYTES", "[2]") + ", " +
+                    in("x_rank", "[2]"),
+                "{\"name\": \"y\", \"op\": \"relu\", \"operands\": [\"x\"]}",
+                "\"y\", {\"name\": \"x_RANK\", \"value\": \"x\"}"));
     EXPECT_TRUE(loaded->contract) << dump(loaded->diags);
   }
 }
@@ -453,9 +458,9 @@ TEST(Contract, ProgramWithoutInputs) {
   for (const Guard &g : c.guards)
     kinds.push_back(guardKindName(g.kind).str());
   // No inputs array to check.
-  EXPECT_EQ(kinds, std::vector<std::string>(
-                       {"input_count", "output_count", "outputs_array",
-                        "data_pointer", "buffer_size", "no_alias"}));
+  EXPECT_EQ(kinds, std::vector<std::string>({"input_count", "output_count",
+                                             "outputs_array", "data_pointer",
+                                             "buffer_size", "no_alias"}));
   std::vector<CallTensor> outs = {tensor(0x3000, 8, 7, {})};
   CallResult r = evaluateGuards(c, nullptr, &outs);
   EXPECT_EQ(r.status.code, StatusCode::OK) << str(r.status);
@@ -586,7 +591,8 @@ TEST_F(LinearGuards, StaticDims) {
   call.inputs[1].dims = {kMin, 3};
   r = run(call);
   EXPECT_EQ(str(r.status), "dim guard=12 side=1 tensor=1 dim=0 symbol=-1 "
-                           "min=4 max=4 actual=" + std::to_string(kMin));
+                           "min=4 max=4 actual=" +
+                               std::to_string(kMin));
 }
 
 TEST_F(LinearGuards, SymbolRange) {
@@ -686,11 +692,11 @@ TEST(Contract, ZeroSizeTensorsAliasNothing) {
 }
 
 TEST(Contract, OutputsMustNotOverlapEachOther) {
-  auto loaded = build(program(
-      "", in("x", "[4]"),
-      "{\"name\": \"y\", \"op\": \"relu\", \"operands\": [\"x\"]}, "
-      "{\"name\": \"z\", \"op\": \"relu\", \"operands\": [\"y\"]}",
-      "\"y\", \"z\""));
+  auto loaded = build(
+      program("", in("x", "[4]"),
+              "{\"name\": \"y\", \"op\": \"relu\", \"operands\": [\"x\"]}, "
+              "{\"name\": \"z\", \"op\": \"relu\", \"operands\": [\"y\"]}",
+              "\"y\", \"z\""));
   ASSERT_TRUE(loaded->contract);
   const Contract &c = *loaded->contract;
   const Guard &last = c.guards.back();
@@ -782,9 +788,8 @@ TEST(Contract, SymbolRangeActualIsClampedToInt64) {
 }
 
 TEST(Contract, DimEqualsWithHugeDims) {
-  auto loaded =
-      build(reluOf(sym("S", 1, 8), in("x", "[\"S\"]") + ", " +
-                                       in("z", "[\"S\", \"2*S\"]")));
+  auto loaded = build(reluOf(sym("S", 1, 8), in("x", "[\"S\"]") + ", " +
+                                                 in("z", "[\"S\", \"2*S\"]")));
   ASSERT_TRUE(loaded->contract);
   const Contract &c = *loaded->contract;
   std::vector<CallTensor> ins = {tensor(0x1000, 1000, 1, {3}),

@@ -75,8 +75,8 @@ TEST(Diagnostics, WarningsAndNotesDoNotChangeTheExitCode) {
   DiagnosticEngine diags;
   EXPECT_EQ(diags.exitCode(), ExitOK);
   EXPECT_FALSE(diags.hasErrors());
-  Diagnostic &warning = diags.warning(DiagCategory::Internal, "w", "f", Loc(),
-                                      "just a warning");
+  Diagnostic &warning =
+      diags.warning(DiagCategory::Internal, "w", "f", Loc(), "just a warning");
   EXPECT_EQ(warning.severity, Severity::Warning);
   EXPECT_EQ(warning.category, DiagCategory::Internal);
   Diagnostic note;
@@ -137,10 +137,9 @@ TEST(Diagnostics, WarningsAreNotErrorsPastTheLimit) {
   diags.warning(DiagCategory::Invalid, "w", "f", Loc(), "warning 2");
   EXPECT_EQ(diags.errorCount(), 1u);
   // Warnings are not limited and never counted as dropped errors.
-  EXPECT_EQ(render(diags, DiagnosticFormat::Text),
-            "f: error: error\n"
-            "f: warning: warning\n"
-            "f: warning: warning 2\n");
+  EXPECT_EQ(render(diags, DiagnosticFormat::Text), "f: error: error\n"
+                                                   "f: warning: warning\n"
+                                                   "f: warning: warning 2\n");
 }
 
 //===----------------------------------------------------------------------===//
@@ -183,10 +182,9 @@ TEST(Diagnostics, TextCaretPastTheEndOfTheLine) {
   DiagnosticEngine diags;
   diags.addSourceFile(file);
   diags.error(DiagCategory::Syntax, "e", "e.json", at(1, 20), "end");
-  EXPECT_EQ(render(diags, DiagnosticFormat::Text),
-            "e.json:1:20: error: end\n"
-            "  {\"a\": [1, 2\n"
-            "             ^\n");
+  EXPECT_EQ(render(diags, DiagnosticFormat::Text), "e.json:1:20: error: end\n"
+                                                   "  {\"a\": [1, 2\n"
+                                                   "             ^\n");
 }
 
 TEST(Diagnostics, TextWithoutSourceOrLocation) {
@@ -225,11 +223,10 @@ TEST(Diagnostics, LongLinesAreNotQuoted) {
   diags.addSourceFile(file);
   diags.error(DiagCategory::Syntax, "e", "l.json", at(1, 5), "long");
   diags.error(DiagCategory::Syntax, "e", "l.json", at(2, 2), "short");
-  EXPECT_EQ(render(diags, DiagnosticFormat::Text),
-            "l.json:1:5: error: long\n"
-            "l.json:2:2: error: short\n"
-            "  short\n"
-            "   ^\n");
+  EXPECT_EQ(render(diags, DiagnosticFormat::Text), "l.json:1:5: error: long\n"
+                                                   "l.json:2:2: error: short\n"
+                                                   "  short\n"
+                                                   "   ^\n");
 }
 
 //===----------------------------------------------------------------------===//
@@ -238,9 +235,9 @@ TEST(Diagnostics, LongLinesAreNotQuoted) {
 
 DiagnosticEngine sampleDiagnostics() {
   DiagnosticEngine diags;
-  Diagnostic &dup = diags.error(DiagCategory::Invalid, "duplicate-name",
-                                "dir/p.json", at(5, 7, "/inputs/1"),
-                                "the name 'x' is defined twice");
+  Diagnostic &dup =
+      diags.error(DiagCategory::Invalid, "duplicate-name", "dir/p.json",
+                  at(5, 7, "/inputs/1"), "the name 'x' is defined twice");
   Diagnostic note;
   note.severity = Severity::Note;
   note.id = "duplicate-name";
@@ -251,8 +248,8 @@ DiagnosticEngine sampleDiagnostics() {
   diags.warning(DiagCategory::Invalid, "unused-symbol", "dir/p.json",
                 at(2, 3, "/symbols/0"), "symbol 'T' is not used");
   diags.error(DiagCategory::IO, "io-read", "gone.json", Loc(), "cannot read");
-  diags.error(DiagCategory::Invalid, "duplicate-name", "dir/p.json",
-              at(9, 1), "again");
+  diags.error(DiagCategory::Invalid, "duplicate-name", "dir/p.json", at(9, 1),
+              "again");
   return diags;
 }
 
@@ -341,9 +338,8 @@ TEST(Diagnostics, SarifStructure) {
   EXPECT_FALSE(io["locations"][0]["physicalLocation"].contains("region"));
   EXPECT_FALSE(io["locations"][0].contains("logicalLocations"));
   EXPECT_FALSE(io.contains("relatedLocations"));
-  EXPECT_EQ(results[3]["locations"][0]["physicalLocation"]["region"]
-                   ["startLine"],
-            9);
+  EXPECT_EQ(
+      results[3]["locations"][0]["physicalLocation"]["region"]["startLine"], 9);
 }
 
 TEST(Diagnostics, SarifWithoutFileHasNoLocations) {
@@ -417,8 +413,7 @@ TEST(SourceFile, ReadRefusesLargeFilesAndDirectories) {
             std::string::npos);
   auto big = SourceFile::read(TXC_SAMPLES_DIR "/linear/linear.json", 10);
   ASSERT_FALSE(big);
-  EXPECT_EQ(llvm::errorToErrorCode(big.takeError()),
-            std::errc::file_too_large);
+  EXPECT_EQ(llvm::errorToErrorCode(big.takeError()), std::errc::file_too_large);
   auto ok = SourceFile::read(TXC_SAMPLES_DIR "/linear/linear.json", 1 << 20);
   ASSERT_TRUE(bool(ok));
   EXPECT_EQ((*ok)->name(), TXC_SAMPLES_DIR "/linear/linear.json");

@@ -29,8 +29,7 @@ struct Parsed {
   }
 };
 
-std::unique_ptr<Parsed> parse(const std::string &text,
-                              unsigned maxDepth = 64) {
+std::unique_ptr<Parsed> parse(const std::string &text, unsigned maxDepth = 64) {
   auto parsed = std::make_unique<Parsed>();
   parsed->file = std::make_unique<SourceFile>("t.json", text);
   parsed->root = parseJson(*parsed->file, parsed->diags, maxDepth);
@@ -290,7 +289,8 @@ TEST(JsonParser, DepthLimit) {
     const Diagnostic &diag = p->diags.diagnostics()[0];
     EXPECT_EQ(diag.id, "syntax-depth");
     EXPECT_EQ(diag.category, DiagCategory::Syntax);
-    EXPECT_EQ(diag.message, "JSON nesting is deeper than the limit of 3 levels");
+    EXPECT_EQ(diag.message,
+              "JSON nesting is deeper than the limit of 3 levels");
     EXPECT_EQ(diag.loc.line, 1u);
     EXPECT_EQ(diag.loc.column, 4u);
   }
@@ -318,8 +318,7 @@ TEST(JsonParser, NumberOutOfDoubleRange) {
   const Diagnostic &diag = p->diags.diagnostics()[0];
   EXPECT_EQ(diag.id, "syntax-number-range");
   EXPECT_EQ(diag.category, DiagCategory::Syntax);
-  EXPECT_EQ(diag.message,
-            "number 1e400 is out of the range of a 64-bit float");
+  EXPECT_EQ(diag.message, "number 1e400 is out of the range of a 64-bit float");
   EXPECT_EQ(diag.loc.line, 2u);
   EXPECT_EQ(diag.loc.column, 12u);
   EXPECT_EQ(diag.loc.pointer, "/x/1");

@@ -4,9 +4,9 @@
 // every guard with its location, and the header's macros.
 //
 //===----------------------------------------------------------------------===//
+#include "txc/Support/Version.h"
 #include "txc/Target/AbiEmitter.h"
 #include "txc/Target/ArtifactInfo.h"
-#include "txc/Support/Version.h"
 
 #include "TestUtil.h"
 
@@ -70,8 +70,7 @@ TEST_F(LinearArtifact, ManifestIsDeterministic) {
   // From a second, independent read of the same file.
   auto again = contractOfLinear();
   ASSERT_TRUE(again && again->contract);
-  EXPECT_EQ(emitManifest(*again->contract, artifactInfo(*again)),
-            manifestText);
+  EXPECT_EQ(emitManifest(*again->contract, artifactInfo(*again)), manifestText);
   EXPECT_EQ(emitCHeader(*again->contract, artifactInfo(*again)), header);
   ASSERT_FALSE(manifestText.empty());
   EXPECT_EQ(manifestText.back(), '\n');
@@ -82,34 +81,34 @@ TEST_F(LinearArtifact, ManifestIsDeterministic) {
 
 TEST_F(LinearArtifact, ManifestKeyOrder) {
   EXPECT_EQ(keysOf(manifest),
-            std::vector<std::string>(
-                {"format", "version", "program", "compiler", "target",
-                 "entry_points", "abi", "symbols", "inputs", "outputs",
-                 "guards", "status_codes", "numerics"}));
+            std::vector<std::string>({"format", "version", "program",
+                                      "compiler", "target", "entry_points",
+                                      "abi", "symbols", "inputs", "outputs",
+                                      "guards", "status_codes", "numerics"}));
   EXPECT_EQ(keysOf(manifest["program"]),
             std::vector<std::string>({"name", "file", "sha256"}));
   EXPECT_EQ(keysOf(manifest["compiler"]),
             std::vector<std::string>({"txc", "llvm"}));
   EXPECT_EQ(keysOf(manifest["target"]),
-            std::vector<std::string>({"triple", "cpu", "cpu_from_host",
-                                      "features", "opt_level"}));
-  EXPECT_EQ(keysOf(manifest["entry_points"]),
-            std::vector<std::string>({"run", "output_shapes",
-                                      "error_message"}));
+            std::vector<std::string>(
+                {"triple", "cpu", "cpu_from_host", "features", "opt_level"}));
+  EXPECT_EQ(
+      keysOf(manifest["entry_points"]),
+      std::vector<std::string>({"run", "output_shapes", "error_message"}));
   EXPECT_EQ(keysOf(manifest["abi"]),
             std::vector<std::string>({"version", "max_rank",
-                                      "tensor_descriptor_bytes",
-                                      "status_bytes", "layout"}));
+                                      "tensor_descriptor_bytes", "status_bytes",
+                                      "layout"}));
   EXPECT_EQ(keysOf(manifest["symbols"][0]),
             std::vector<std::string>({"name", "min", "max", "multiple_of",
                                       "determined_by", "location"}));
   EXPECT_EQ(keysOf(manifest["inputs"][0]),
-            std::vector<std::string>({"name", "index", "dtype", "dtype_code",
-                                      "shape", "location"}));
-  EXPECT_EQ(keysOf(manifest["outputs"][0]),
-            std::vector<std::string>({"name", "index", "dtype", "dtype_code",
-                                      "shape", "value", "max_bytes",
-                                      "location"}));
+            std::vector<std::string>(
+                {"name", "index", "dtype", "dtype_code", "shape", "location"}));
+  EXPECT_EQ(
+      keysOf(manifest["outputs"][0]),
+      std::vector<std::string>({"name", "index", "dtype", "dtype_code", "shape",
+                                "value", "max_bytes", "location"}));
   EXPECT_EQ(keysOf(manifest["guards"][0]),
             std::vector<std::string>({"id", "kind", "code", "code_name",
                                       "expression", "message", "location"}));
@@ -150,9 +149,10 @@ TEST_F(LinearArtifact, ManifestContents) {
   EXPECT_EQ(symbol["max"], 4096);
   EXPECT_EQ(symbol["multiple_of"], 1);
   EXPECT_EQ(symbol["determined_by"], "X.shape[0]");
-  EXPECT_EQ(symbol["location"],
-            json({{"file", "linear.json"}, {"line", 7}, {"column", 5},
-                  {"pointer", "/symbols/0"}}));
+  EXPECT_EQ(symbol["location"], json({{"file", "linear.json"},
+                                      {"line", 7},
+                                      {"column", 5},
+                                      {"pointer", "/symbols/0"}}));
 
   ASSERT_EQ(manifest["inputs"].size(), 3u);
   EXPECT_EQ(manifest["inputs"][0]["name"], "X");
@@ -171,10 +171,11 @@ TEST_F(LinearArtifact, ManifestContents) {
   EXPECT_EQ(manifest["outputs"][0]["location"]["line"], 19);
 
   ASSERT_EQ(manifest["status_codes"].size(), std::size(kAllStatusCodes));
-  EXPECT_EQ(manifest["status_codes"][9],
-            json({{"code", 9},
-                  {"name", "TXC_E_BUFFER_TOO_SMALL"},
-                  {"meaning", "a buffer is smaller than the tensor it holds"}}));
+  EXPECT_EQ(
+      manifest["status_codes"][9],
+      json({{"code", 9},
+            {"name", "TXC_E_BUFFER_TOO_SMALL"},
+            {"meaning", "a buffer is smaller than the tensor it holds"}}));
   EXPECT_EQ(manifest["numerics"]["fast_math"], false);
 }
 
@@ -194,11 +195,10 @@ TEST_F(LinearArtifact, EveryGuardAppearsWithItsLocation) {
     EXPECT_EQ(entry["message"], g.message);
     ASSERT_TRUE(entry.contains("location"));
     ASSERT_TRUE(g.origin.isKnown());
-    EXPECT_EQ(entry["location"],
-              json({{"file", "linear.json"},
-                    {"line", g.origin.line},
-                    {"column", g.origin.column},
-                    {"pointer", g.origin.pointer}}));
+    EXPECT_EQ(entry["location"], json({{"file", "linear.json"},
+                                       {"line", g.origin.line},
+                                       {"column", g.origin.column},
+                                       {"pointer", g.origin.pointer}}));
     EXPECT_EQ(entry.contains("tensor"), g.side != TensorSide::None);
     EXPECT_EQ(entry.contains("dim"), g.dim >= 0);
     EXPECT_EQ(entry.contains("symbol"), g.symbol >= 0);

@@ -4,8 +4,8 @@
 // the small helpers of the program model (dtypes, value names).
 //
 //===----------------------------------------------------------------------===//
-#include "txc/Program/DType.h"
 #include "txc/Program/OpRegistry.h"
+#include "txc/Program/DType.h"
 #include "txc/Program/Program.h"
 
 #include <gtest/gtest.h>
@@ -44,8 +44,7 @@ TEST(OpRegistry, LookupAndKindsAgree) {
 }
 
 TEST(OpRegistry, OperandCountsAndCategories) {
-  auto check = [](llvm::StringRef name, int min, int max,
-                  OpCategory category) {
+  auto check = [](llvm::StringRef name, int min, int max, OpCategory category) {
     const OpInfo *info = lookupOp(name);
     ASSERT_TRUE(info) << name.str();
     EXPECT_EQ(info->minOperands, min) << name.str();
@@ -86,7 +85,8 @@ TEST(OpRegistry, UnsupportedOps) {
   const UnsupportedOpInfo *print = lookupUnsupportedOp("print");
   ASSERT_TRUE(print);
   EXPECT_EQ(print->reason, NotRepresentableReason::HostSideEffect);
-  EXPECT_EQ(print->hint, "print the outputs on the host after the call returns");
+  EXPECT_EQ(print->hint,
+            "print the outputs on the host after the call returns");
   EXPECT_EQ(lookupUnsupportedOp("item")->reason,
             NotRepresentableReason::HostRead);
   EXPECT_EQ(lookupUnsupportedOp("nonzero")->reason,
@@ -109,11 +109,27 @@ TEST(OpRegistry, NamesAreUnique) {
   std::set<std::string> names;
   for (const OpInfo &info : allOps())
     EXPECT_TRUE(names.insert(info.name.str()).second) << info.name.str();
-  for (const char *name :
-       {"print", "debug_print", "log_message", "logging", "host_callback",
-        "callback", "pure_callback", "io_callback", "python_call", "save",
-        "item", "tolist", "numpy", "to_host", "nonzero", "unique",
-        "masked_select", "boolean_mask", "if", "branch", "goto"}) {
+  for (const char *name : {"print",
+                           "debug_print",
+                           "log_message",
+                           "logging",
+                           "host_callback",
+                           "callback",
+                           "pure_callback",
+                           "io_callback",
+                           "python_call",
+                           "save",
+                           "item",
+                           "tolist",
+                           "numpy",
+                           "to_host",
+                           "nonzero",
+                           "unique",
+                           "masked_select",
+                           "boolean_mask",
+                           "if",
+                           "branch",
+                           "goto"}) {
     EXPECT_TRUE(lookupUnsupportedOp(name)) << name;
     EXPECT_FALSE(lookupUnsupportedOp(name)->hint.empty()) << name;
     EXPECT_TRUE(names.insert(name).second) << name;

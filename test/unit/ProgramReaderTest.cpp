@@ -187,8 +187,7 @@ TEST(ProgramReader, ReadsEverySection) {
   ASSERT_EQ(shape->value.list.size(), 3u);
   EXPECT_EQ(shape->value.list[0].kind, AttrValue::Kind::String);
   EXPECT_EQ(shape->value.list[0].string, "B");
-  EXPECT_EQ(shape->value.list[0].loc.pointer,
-            "/nodes/0/attributes/shape/0");
+  EXPECT_EQ(shape->value.list[0].loc.pointer, "/nodes/0/attributes/shape/0");
   EXPECT_EQ(shape->value.list[1].kind, AttrValue::Kind::Int);
   EXPECT_EQ(shape->value.list[1].integer, 2);
   EXPECT_EQ(n.findAttribute("i")->value.kind, AttrValue::Kind::Int);
@@ -279,19 +278,19 @@ TEST(ProgramReader, FormatAndVersion) {
 TEST(ProgramReader, Identifiers) {
   std::string longest(128, 'a');
   std::string tooLong(129, 'a');
-  auto ok = read(program("", "{\"name\": \"_x1\", \"dtype\": \"f32\", "
-                             "\"shape\": []}",
+  auto ok = read(program("",
+                         "{\"name\": \"_x1\", \"dtype\": \"f32\", "
+                         "\"shape\": []}",
                          "{\"name\": \"" + longest +
                              "\", \"op\": \"relu\", \"operands\": [\"_x1\"]}",
                          "\"" + longest + "\""));
   EXPECT_TRUE(ok->program) << dump(ok->diags);
 
-  for (std::string bad : {std::string("1x"), std::string("a-b"),
-                          std::string(""), std::string("a b"),
-                          std::string("\xC3\xA9"), tooLong}) {
-    auto loaded =
-        read(program("", "", "{\"name\": \"" + bad + "\", \"op\": \"relu\"}",
-                     "\"y\""));
+  for (std::string bad :
+       {std::string("1x"), std::string("a-b"), std::string(""),
+        std::string("a b"), std::string("\xC3\xA9"), tooLong}) {
+    auto loaded = read(program(
+        "", "", "{\"name\": \"" + bad + "\", \"op\": \"relu\"}", "\"y\""));
     EXPECT_FALSE(loaded->program);
     ASSERT_EQ(loaded->diags.errorCount(), 1u) << dump(loaded->diags);
     const Diagnostic &diag = loaded->diags.diagnostics()[0];
@@ -333,9 +332,9 @@ TEST(ProgramReader, BadDimensions) {
   std::string symbols = "{\"name\": \"S\", \"min\": 1, \"max\": 8}";
   auto errorOf = [&](const std::string &dim) {
     auto loaded = read(program(
-        symbols, "{\"name\": \"x\", \"dtype\": \"f32\", \"shape\": [" + dim +
-                     "]}",
-        "", "\"x\""));
+        symbols,
+        "{\"name\": \"x\", \"dtype\": \"f32\", \"shape\": [" + dim + "]}", "",
+        "\"x\""));
     EXPECT_FALSE(loaded->program);
     return dump(loaded->diags);
   };
@@ -372,18 +371,19 @@ TEST(ProgramReader, BadDimensions) {
   // Every bad dim is reported.
   auto loaded = read(program(
       symbols,
-      "{\"name\": \"x\", \"dtype\": \"f32\", \"shape\": [-1, \"T\", 2.0]}",
-      "", "\"x\""));
-  EXPECT_EQ(ids(loaded->diags),
-            std::vector<std::string>({"bad-dim", "unknown-symbol",
-                                      "wrong-type"}));
+      "{\"name\": \"x\", \"dtype\": \"f32\", \"shape\": [-1, \"T\", 2.0]}", "",
+      "\"x\""));
+  EXPECT_EQ(
+      ids(loaded->diags),
+      std::vector<std::string>({"bad-dim", "unknown-symbol", "wrong-type"}));
 }
 
 TEST(ProgramReader, ConstantsMustHaveAStaticShape) {
   auto loaded = read(program(
       "{\"name\": \"S\", \"min\": 1, \"max\": 8}",
       "{\"name\": \"x\", \"dtype\": \"f32\", \"shape\": [\"S\"]}", "", "\"x\"",
-      "{\"name\": \"c\", \"dtype\": \"f32\", \"shape\": [\"S\"], \"data\": 1}"));
+      "{\"name\": \"c\", \"dtype\": \"f32\", \"shape\": [\"S\"], \"data\": "
+      "1}"));
   EXPECT_FALSE(loaded->program);
   ASSERT_EQ(loaded->diags.errorCount(), 1u) << dump(loaded->diags);
   EXPECT_EQ(loaded->diags.diagnostics()[0].message,
@@ -534,10 +534,9 @@ TEST(ProgramReader, IntegerRanges) {
             std::vector<uint64_t>({0x8000, 0x7FFF}));
   EXPECT_EQ(constantBits("i32", "[2]", "[-2147483648, 2147483647]"),
             std::vector<uint64_t>({0x80000000u, 0x7FFFFFFFu}));
-  EXPECT_EQ(constantBits("i64", "[2]",
-                         "[-9223372036854775808, 9223372036854775807]"),
-            std::vector<uint64_t>(
-                {0x8000000000000000u, 0x7FFFFFFFFFFFFFFFu}));
+  EXPECT_EQ(
+      constantBits("i64", "[2]", "[-9223372036854775808, 9223372036854775807]"),
+      std::vector<uint64_t>({0x8000000000000000u, 0x7FFFFFFFFFFFFFFFu}));
   EXPECT_EQ(constantError("i8", "128"),
             "data of constant 'c': 128 does not fit in i8");
   EXPECT_EQ(constantError("i8", "-129"),
@@ -693,19 +692,19 @@ TEST(ProgramReader, SymbolErrors) {
 
 TEST(ProgramReader, ASymbolWithABadBoundStillNamesTheSymbol) {
   // Shapes that use S do not report a second "unknown symbol" error.
-  auto loaded = read(program(
-      "{\"name\": \"S\", \"min\": -1, \"max\": 2}",
-      "{\"name\": \"x\", \"dtype\": \"f32\", \"shape\": [\"S\"]}", "",
-      "\"x\""));
+  auto loaded =
+      read(program("{\"name\": \"S\", \"min\": -1, \"max\": 2}",
+                   "{\"name\": \"x\", \"dtype\": \"f32\", \"shape\": [\"S\"]}",
+                   "", "\"x\""));
   EXPECT_FALSE(loaded->program);
   EXPECT_EQ(ids(loaded->diags), std::vector<std::string>({"symbol-range"}));
 }
 
 TEST(ProgramReader, MultipleOfAcceptsARangeWithOneMultiple) {
-  auto loaded = read(program(
-      "{\"name\": \"S\", \"min\": 5, \"max\": 8, \"multiple_of\": 8}",
-      "{\"name\": \"x\", \"dtype\": \"f32\", \"shape\": [\"S\"]}", "",
-      "\"x\""));
+  auto loaded = read(
+      program("{\"name\": \"S\", \"min\": 5, \"max\": 8, \"multiple_of\": 8}",
+              "{\"name\": \"x\", \"dtype\": \"f32\", \"shape\": [\"S\"]}", "",
+              "\"x\""));
   ASSERT_TRUE(loaded->program) << dump(loaded->diags);
   EXPECT_EQ(loaded->program->symbols[0].multipleOf, 8);
 }
@@ -783,10 +782,11 @@ TEST(ProgramReader, RegionsAreGraphs) {
   EXPECT_EQ(then->outputs[0].value, "tr");
   EXPECT_EQ(node.findRegion("else")->outputs[0].value, "x");
 
-  auto bad = read(program(
-      "", "", "{\"name\": \"c\", \"op\": \"cond\", \"regions\": "
-              "{\"then\": {\"nodes\": [], \"outputs\": []}, \"else\": 3}}",
-      "\"c\""));
+  auto bad =
+      read(program("", "",
+                   "{\"name\": \"c\", \"op\": \"cond\", \"regions\": "
+                   "{\"then\": {\"nodes\": [], \"outputs\": []}, \"else\": 3}}",
+                   "\"c\""));
   EXPECT_FALSE(bad->program);
   EXPECT_EQ(ids(bad->diags),
             std::vector<std::string>({"no-outputs", "wrong-type"}))
@@ -831,11 +831,12 @@ TEST(ProgramReader, Outputs) {
 }
 
 TEST(ProgramReader, InputDeclarations) {
-  auto loaded = read(program(
-      "", "{\"name\": \"x\", \"dtype\": \"float\", \"shape\": []}, "
-          "{\"name\": \"y\", \"dtype\": 1, \"shape\": {}}, "
-          "{\"dtype\": \"f32\"}",
-      "", "\"x\""));
+  auto loaded =
+      read(program("",
+                   "{\"name\": \"x\", \"dtype\": \"float\", \"shape\": []}, "
+                   "{\"name\": \"y\", \"dtype\": 1, \"shape\": {}}, "
+                   "{\"dtype\": \"f32\"}",
+                   "", "\"x\""));
   EXPECT_FALSE(loaded->program);
   std::string out;
   for (const Diagnostic &diag : loaded->diags.diagnostics())
@@ -888,8 +889,9 @@ TEST(ProgramReader, ReportsEveryErrorInTheFile) {
             "11:15 missing-key: an output has no 'value' key [/outputs/0]\n");
   EXPECT_EQ(loaded->diags.errorCount(), 9u);
   // A duplicate key found by the JSON parser does not stop reading either.
-  auto dup = read(program("", "{\"name\": \"x\", \"name\": \"y\", \"dtype\": "
-                              "\"f32\", \"shape\": [-1]}",
+  auto dup = read(program("",
+                          "{\"name\": \"x\", \"name\": \"y\", \"dtype\": "
+                          "\"f32\", \"shape\": [-1]}",
                           "", "\"x\""));
   EXPECT_FALSE(dup->program);
   EXPECT_EQ(ids(dup->diags),

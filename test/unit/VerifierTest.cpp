@@ -4,8 +4,8 @@
 // each op, node ordering, cycles, and tensor size limits.
 //
 //===----------------------------------------------------------------------===//
-#include "txc/Analysis/ShapeInference.h"
 #include "txc/Analysis/Verifier.h"
+#include "txc/Analysis/ShapeInference.h"
 
 #include "TestUtil.h"
 
@@ -31,8 +31,8 @@ std::string in(const std::string &name, const std::string &dtype,
 std::string node(const std::string &name, const std::string &op,
                  const std::vector<std::string> &operands,
                  const std::string &attributes = "") {
-  std::string text = "{\"name\": \"" + name + "\", \"op\": \"" + op +
-                     "\", \"operands\": [";
+  std::string text =
+      "{\"name\": \"" + name + "\", \"op\": \"" + op + "\", \"operands\": [";
   for (size_t i = 0; i < operands.size(); ++i)
     text += std::string(i ? ", " : "") + "\"" + operands[i] + "\"";
   text += "]";
@@ -48,8 +48,8 @@ std::string join(const std::vector<std::string> &parts) {
   return out;
 }
 
-const std::string kSymbols = sym("B", 1, 64) + ", " + sym("N", 1, 64) +
-                             ", " + sym("S", 1, 8);
+const std::string kSymbols =
+    sym("B", 1, 64) + ", " + sym("N", 1, 64) + ", " + sym("S", 1, 8);
 
 /// Verifies a program whose result is node `y`; returns the loaded program.
 std::unique_ptr<Loaded> check(const std::vector<std::string> &inputs,
@@ -79,8 +79,8 @@ std::string typeOf(const Loaded &loaded, const std::string &name) {
 /// The result type of `y` when two inputs of the given shapes meet in `op`.
 std::string binary(const std::string &op, const std::string &a,
                    const std::string &b, const std::string &dtype = "f32") {
-  auto loaded =
-      check({in("a", dtype, a), in("b", dtype, b)}, {node("y", op, {"a", "b"})});
+  auto loaded = check({in("a", dtype, a), in("b", dtype, b)},
+                      {node("y", op, {"a", "b"})});
   EXPECT_TRUE(loaded->verified) << op << " " << a << " " << b << "\n"
                                 << dump(loaded->diags);
   return typeOf(*loaded, "y");
@@ -153,8 +153,7 @@ TEST(Verifier, MatMulErrors) {
     EXPECT_EQ(errors(*loaded),
               "rank-mismatch: operand 0 of 'matmul' node 'y' has rank 1 "
               "(shape [4]); matmul takes [M,K] and [K,N]\n");
-    EXPECT_EQ(errorAt(*loaded, 0).loc.pointer,
-              "/nodes/0/operands/0");
+    EXPECT_EQ(errorAt(*loaded, 0).loc.pointer, "/nodes/0/operands/0");
   }
   {
     auto loaded = run("[2, 4]", "[\"B\", 4, 3]");
@@ -311,8 +310,8 @@ TEST(Verifier, ElementwiseDtypes) {
 }
 
 TEST(Verifier, Relu) {
-  auto loaded = check({in("a", "bf16", "[\"B\", 2, \"S\"]")},
-                      {node("y", "relu", {"a"})});
+  auto loaded =
+      check({in("a", "bf16", "[\"B\", 2, \"S\"]")}, {node("y", "relu", {"a"})});
   ASSERT_TRUE(loaded->verified) << dump(loaded->diags);
   EXPECT_EQ(typeOf(*loaded, "y"), "bf16[B,2,S]");
   auto scalar = check({in("a", "i8", "[]")}, {node("y", "relu", {"a"})});
@@ -324,9 +323,9 @@ TEST(Verifier, Relu) {
 
 TEST(Verifier, BroadcastAttribute) {
   auto run = [](const std::string &shape, const std::string &target) {
-    return check({in("a", "f32", shape)},
-                 {node("y", "broadcast", {"a"},
-                       "{\"shape\": " + target + "}")});
+    return check(
+        {in("a", "f32", shape)},
+        {node("y", "broadcast", {"a"}, "{\"shape\": " + target + "}")});
   };
   {
     auto loaded = run("[3]", "[\"B\", 3]");
@@ -349,8 +348,7 @@ TEST(Verifier, BroadcastAttribute) {
     auto loaded = run("[3]", "[\"Q\", 3]");
     EXPECT_EQ(errors(*loaded), "bad-attribute: in dimension 'Q': unknown "
                                "symbol 'Q'\n");
-    EXPECT_EQ(errorAt(*loaded, 0).loc.pointer,
-              "/nodes/0/attributes/shape/0");
+    EXPECT_EQ(errorAt(*loaded, 0).loc.pointer, "/nodes/0/attributes/shape/0");
   }
   EXPECT_EQ(errors(*run("[3]", "[-1, 3]")),
             "bad-attribute: dimension -1 is negative\n");
@@ -383,8 +381,8 @@ TEST(Verifier, AttributeChecks) {
             "unknown-attribute: op 'add' has no attribute 'alpha'; it takes "
             "no attributes\n");
   for (const char *bad : {"3", "\"[3]\"", "[1.5]", "[true]", "[[3]]", "null"}) {
-    std::string text = errorsOf("broadcast", "{\"shape\": " +
-                                                 std::string(bad) + "}");
+    std::string text =
+        errorsOf("broadcast", "{\"shape\": " + std::string(bad) + "}");
     EXPECT_NE(text.find("attribute 'shape' of node 'y' must be a shape (a "
                         "list of integers or symbol expressions)"),
               std::string::npos)
@@ -397,11 +395,11 @@ TEST(Verifier, AttributeChecks) {
 //===----------------------------------------------------------------------===//
 
 TEST(Verifier, NodesListedOutOfOrderAreSorted) {
-  auto loaded = check(
-      {in("x", "f32", "[\"B\", 4]"), in("w", "f32", "[4, 3]"),
-       in("b", "f32", "[3]")},
-      {node("y", "relu", {"s"}), node("s", "add", {"xw", "b"}),
-       node("xw", "matmul", {"x", "w"}), node("z", "relu", {"x"})});
+  auto loaded =
+      check({in("x", "f32", "[\"B\", 4]"), in("w", "f32", "[4, 3]"),
+             in("b", "f32", "[3]")},
+            {node("y", "relu", {"s"}), node("s", "add", {"xw", "b"}),
+             node("xw", "matmul", {"x", "w"}), node("z", "relu", {"x"})});
   ASSERT_TRUE(loaded->verified) << dump(loaded->diags);
   std::vector<std::string> order;
   for (const Node &n : loaded->program->body.nodes)
@@ -426,9 +424,8 @@ TEST(Verifier, FileOrderIsKeptWhenValid) {
 TEST(Verifier, CycleDetection) {
   {
     auto loaded = check({in("x", "f32", "[2]")},
-                        {node("a", "add", {"x", "b"}),
-                         node("b", "relu", {"c"}), node("c", "relu", {"a"}),
-                         node("y", "relu", {"x"})});
+                        {node("a", "add", {"x", "b"}), node("b", "relu", {"c"}),
+                         node("c", "relu", {"a"}), node("y", "relu", {"x"})});
     EXPECT_FALSE(loaded->verified);
     ASSERT_EQ(loaded->diags.errorCount(), 1u) << dump(loaded->diags);
     const Diagnostic &diag = errorAt(*loaded, 0);
@@ -442,7 +439,8 @@ TEST(Verifier, CycleDetection) {
     EXPECT_EQ(diag.notes[1].message, "'c' is part of the cycle");
   }
   {
-    auto loaded = check({in("x", "f32", "[2]")}, {node("y", "add", {"x", "y"})});
+    auto loaded =
+        check({in("x", "f32", "[2]")}, {node("y", "add", {"x", "y"})});
     EXPECT_EQ(errors(*loaded), "cycle: nodes form a cycle: y -> y (each uses "
                                "the next one's result)\n");
   }
@@ -457,12 +455,12 @@ TEST(Verifier, CycleDetection) {
 }
 
 TEST(Verifier, ACycleDoesNotHideOtherErrors) {
-  auto loaded = check(
-      {in("x", "f32", "[2]")},
-      {node("a", "relu", {"b"}), node("b", "relu", {"a"}),
-       node("u", "frobnicate", {"x"}), node("v", "relu", {"x", "x"}),
-       node("w", "add", {"a", "nope"}), node("y", "relu", {"x"})},
-      kSymbols, "\"y\", \"missing\"");
+  auto loaded =
+      check({in("x", "f32", "[2]")},
+            {node("a", "relu", {"b"}), node("b", "relu", {"a"}),
+             node("u", "frobnicate", {"x"}), node("v", "relu", {"x", "x"}),
+             node("w", "add", {"a", "nope"}), node("y", "relu", {"x"})},
+            kSymbols, "\"y\", \"missing\"");
   EXPECT_FALSE(loaded->verified);
   EXPECT_EQ(errorIds(*loaded),
             std::vector<std::string>({"cycle", "unknown-op", "operand-count",
@@ -477,12 +475,11 @@ TEST(Verifier, DanglingReferences) {
     EXPECT_EQ(errors(*loaded),
               "unknown-value: node 'y' uses 'nope', which is not an input, a "
               "constant or a node\n");
-    EXPECT_EQ(errorAt(*loaded, 0).loc.pointer,
-              "/nodes/0/operands/0");
+    EXPECT_EQ(errorAt(*loaded, 0).loc.pointer, "/nodes/0/operands/0");
   }
   {
-    auto loaded = check({in("input", "f32", "[2]")},
-                        {node("y", "relu", {"inpt"})});
+    auto loaded =
+        check({in("input", "f32", "[2]")}, {node("y", "relu", {"inpt"})});
     EXPECT_EQ(errors(*loaded),
               "unknown-value: node 'y' uses 'inpt', which is not an input, a "
               "constant or a node (did you mean 'input'?)\n");
@@ -497,9 +494,10 @@ TEST(Verifier, DanglingReferences) {
                                "(write 'node' or 'node:N')\n");
   }
   {
-    auto loaded = check({in("x", "f32", "[2]")}, {node("y", "relu", {"x"})},
-                        kSymbols, "\"y\", {\"name\": \"o\", \"value\": \"zzz\"}, "
-                                  "{\"name\": \"p\", \"value\": \"y:\"}");
+    auto loaded =
+        check({in("x", "f32", "[2]")}, {node("y", "relu", {"x"})}, kSymbols,
+              "\"y\", {\"name\": \"o\", \"value\": \"zzz\"}, "
+              "{\"name\": \"p\", \"value\": \"y:\"}");
     EXPECT_EQ(errors(*loaded),
               "unknown-value: output 'o' returns 'zzz', which is not an input, "
               "a constant or a node\n"
@@ -508,8 +506,7 @@ TEST(Verifier, DanglingReferences) {
   }
   {
     // Operands of a node whose op is unknown are still resolved.
-    auto loaded = check({in("x", "f32", "[2]")},
-                        {node("y", "frob", {"nope"})});
+    auto loaded = check({in("x", "f32", "[2]")}, {node("y", "frob", {"nope"})});
     EXPECT_EQ(errorIds(*loaded),
               std::vector<std::string>({"unknown-value", "unknown-op"}));
   }
@@ -561,14 +558,13 @@ TEST(Verifier, DuplicateNames) {
                         kSymbols, "\"y\", {\"name\": \"y\", \"value\": \"x\"}");
     EXPECT_EQ(errors(*loaded), "duplicate-name: output 'y' is listed twice\n");
     ASSERT_EQ(errorAt(*loaded, 0).notes.size(), 1u);
-    EXPECT_EQ(errorAt(*loaded, 0).notes[0].message,
-              "first listed here");
+    EXPECT_EQ(errorAt(*loaded, 0).notes[0].message, "first listed here");
   }
 }
 
 TEST(Verifier, UnknownOpsAreNotRepresentable) {
-  auto loaded = check({in("x", "f32", "[2, 2]")},
-                      {node("y", "matmull", {"x", "x"})});
+  auto loaded =
+      check({in("x", "f32", "[2, 2]")}, {node("y", "matmull", {"x", "x"})});
   EXPECT_FALSE(loaded->verified);
   ASSERT_EQ(loaded->diags.errorCount(), 1u);
   const Diagnostic &diag = errorAt(*loaded, 0);
@@ -628,13 +624,13 @@ TEST(Verifier, OperandCount) {
 }
 
 TEST(Verifier, RegionsOnOpsWithoutRegions) {
-  auto loaded = verify(program(
-      "", in("x", "f32", "[2]"),
-      "{\"name\": \"y\", \"op\": \"relu\", \"operands\": [\"x\"], "
-      "\"regions\": {\"then\": {\"nodes\": [{\"name\": \"t\", \"op\": "
-      "\"relu\", \"operands\": [\"x\"]}], \"outputs\": [\"t\"]}}}, " +
-          node("z", "relu", {"t"}),
-      "\"y\""));
+  auto loaded = verify(
+      program("", in("x", "f32", "[2]"),
+              "{\"name\": \"y\", \"op\": \"relu\", \"operands\": [\"x\"], "
+              "\"regions\": {\"then\": {\"nodes\": [{\"name\": \"t\", \"op\": "
+              "\"relu\", \"operands\": [\"x\"]}], \"outputs\": [\"t\"]}}}, " +
+                  node("z", "relu", {"t"}),
+              "\"y\""));
   EXPECT_FALSE(loaded->verified);
   EXPECT_EQ(errors(*loaded),
             "unexpected-region: op 'relu' takes no regions, but node 'y' has "
@@ -664,9 +660,9 @@ TEST(Verifier, NegativeDimensionsOverSymbolRanges) {
     EXPECT_TRUE(loaded->verified) << dump(loaded->diags);
   }
   {
-    auto loaded = check({in("x", "f32", "[2, \"S-T\"]")},
-                        {node("y", "relu", {"x"})},
-                        sym("S", 1, 8) + ", " + sym("T", 0, 3));
+    auto loaded =
+        check({in("x", "f32", "[2, \"S-T\"]")}, {node("y", "relu", {"x"})},
+              sym("S", 1, 8) + ", " + sym("T", 0, 3));
     EXPECT_EQ(errors(*loaded),
               "bad-dim: input 'x' has dimension 1 = S-T, which is negative for "
               "some symbol values (as low as -2)\n");
@@ -690,9 +686,9 @@ TEST(Verifier, TensorSizeLimits) {
     EXPECT_TRUE(loaded->verified) << dump(loaded->diags);
   }
   {
-    auto loaded = check({in("x", "u8", "[\"S\", \"S\", \"S\", \"S\"]")},
-                        {node("y", "relu", {"x"})},
-                        sym("S", 1, int64_t(1) << 40));
+    auto loaded =
+        check({in("x", "u8", "[\"S\", \"S\", \"S\", \"S\"]")},
+              {node("y", "relu", {"x"})}, sym("S", 1, int64_t(1) << 40));
     EXPECT_EQ(errors(*loaded),
               "limit: input 'x' of shape [S,S,S,S] and dtype u8 can reach "
               "more than 2^63 bytes at the symbols' maximum values, over the "
@@ -701,11 +697,10 @@ TEST(Verifier, TensorSizeLimits) {
   {
     // Results are checked too, and reported once: the users of a result
     // over the limit are skipped.
-    auto loaded = check({in("a", "f32", "[\"S\", 1]"),
-                         in("b", "f32", "[1, \"S\"]")},
-                        {node("m", "matmul", {"a", "b"}),
-                         node("y", "relu", {"m"})},
-                        sym("S", 1, 1 << 24));
+    auto loaded =
+        check({in("a", "f32", "[\"S\", 1]"), in("b", "f32", "[1, \"S\"]")},
+              {node("m", "matmul", {"a", "b"}), node("y", "relu", {"m"})},
+              sym("S", 1, 1 << 24));
     EXPECT_EQ(errors(*loaded),
               "limit: the result of node 'm' of shape [S,S] and dtype f32 can "
               "reach 1125899906842624 bytes at the symbols' maximum values, "
@@ -714,9 +709,9 @@ TEST(Verifier, TensorSizeLimits) {
   }
   {
     // A zero dim keeps the tensor empty whatever the others are.
-    auto loaded = check({in("x", "f64", "[0, \"S\", \"S\"]")},
-                        {node("y", "relu", {"x"})},
-                        sym("S", 1, int64_t(1) << 40));
+    auto loaded =
+        check({in("x", "f64", "[0, \"S\", \"S\"]")}, {node("y", "relu", {"x"})},
+              sym("S", 1, int64_t(1) << 40));
     EXPECT_TRUE(loaded->verified) << dump(loaded->diags);
   }
 }
