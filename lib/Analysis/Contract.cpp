@@ -2,6 +2,7 @@
 #include "txc/Analysis/Contract.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace txc;
@@ -138,6 +139,8 @@ private:
 
   /// Adds the guards of one input dimension if its symbols allow it now.
   bool tryDim(size_t input, size_t dim);
+  /// Reports tensors whose C header macros would clash with another's.
+  bool checkHeaderNames(TensorSide side);
   void addBufferSize(TensorSide side, size_t index, const ContractTensor &t);
 
   const Program &program;
@@ -251,6 +254,46 @@ bool ContractBuilder::tryDim(size_t input, size_t dim) {
   return true;
 }
 
+bool ContractBuilder::checkHeaderNames(TensorSide side) {
+  // The header defines <P>_INPUT_<name> (the index) and adds _DTYPE, _RANK
+  // and, for outputs, _MAX_BYTES; a tensor named like one of those would
+  // redefine a macro with another value.
+  struct Suffix {
+    llvm::StringLiteral text;
+    llvm::StringLiteral what;
+  };
+  static constexpr Suffix kSuffixes[] = {{"_DTYPE", "dtype"},
+                                         {"_RANK", "rank"},
+                                         {"_MAX_BYTES", "maximum size"}};
+  bool isInput = side == TensorSide::Input;
+  const std::vector<ContractTensor> &tensors =
+      isInput ? contract.inputs : contract.outputs;
+  llvm::StringRef sideName = isInput ? "input" : "output";
+  std::string base = llvm::StringRef(contract.entryPrefix).upper() +
+                     (isInput ? "_INPUT_" : "_OUTPUT_");
+  llvm::StringSet<> names;
+  for (const ContractTensor &tensor : tensors)
+    names.insert(tensor.name);
+  bool ok = true;
+  for (const ContractTensor &tensor : tensors)
+    for (const Suffix &suffix : kSuffixes) {
+      llvm::StringRef name = tensor.name;
+      if ((isInput && suffix.text == "_MAX_BYTES") ||
+          !name.ends_with(suffix.text) ||
+          !names.contains(name.drop_back(suffix.text.size())))
+        continue;
+      diags.error(DiagCategory::Invalid, "header-name-clash", program.file,
+                  tensor.loc,
+                  "the C header would define " + base + name + " both for " +
+                      sideName + " '" + name + "' and for the " +
+                      suffix.what + " of " + sideName + " '" +
+                      name.drop_back(suffix.text.size()) +
+                      "'; rename one of them");
+      ok = false;
+    }
+  return ok;
+}
+
 void ContractBuilder::addBufferSize(TensorSide side, size_t index,
                                     const ContractTensor &tensor) {
   ShapeExpr bytes = ShapeExpr::constant(dtypeSize(tensor.type.dtype));
@@ -277,6 +320,8 @@ bool ContractBuilder::build() {
   size_t numInputs = contract.inputs.size();
   size_t numOutputs = contract.outputs.size();
   Loc programLoc = program.nameLoc;
+  bool namesOk = checkHeaderNames(TensorSide::Input);
+  namesOk &= checkHeaderNames(TensorSide::Output);
   {
     Guard &g = add(GuardKind::InputCount, StatusCode::ArgCount, programLoc);
     g.value = int64_t(numInputs);
@@ -390,7 +435,7 @@ bool ContractBuilder::build() {
   for (const Node &node : program.body.nodes)
     for (const TensorType &type : node.resultTypes)
       ok &= checkBound(type, node.loc, "node '" + node.name + "'");
-  if (!ok)
+  if (!ok || !namesOk)
     return false;
 
   for (size_t i = 0; i < numInputs; ++i)
@@ -442,9 +487,35 @@ int64_t clampToInt64(__int128 value) {
   return int64_t(value);
 }
 
+/// Evaluates `expr` the way the generated code does: in two's complement
+/// arithmetic of the width of `Unsigned` (wrapping, never trapping), so that
+/// the host and the object agree bit for bit. Symbols never bound are 0.
+template <typename Unsigned>
+Unsigned evaluateWrapping(const ShapeExpr &expr,
+                          const std::vector<int64_t> &symbolValues) {
+  Unsigned sum = 0;
+  for (const ShapeExpr::Term &term : expr.terms()) {
+    Unsigned product = Unsigned(__int128(term.coeff));
+    for (uint32_t id : term.symbols)
+      product *= Unsigned(__int128(symbolValues[id]));
+    sum += product;
+  }
+  return sum;
+}
+
+int64_t evaluate64(const ShapeExpr &expr,
+                   const std::vector<int64_t> &symbolValues) {
+  return int64_t(evaluateWrapping<uint64_t>(expr, symbolValues));
+}
+
+__int128 evaluate128(const ShapeExpr &expr,
+                     const std::vector<int64_t> &symbolValues) {
+  return __int128(evaluateWrapping<unsigned __int128>(expr, symbolValues));
+}
+
 int64_t bytesOf(const ShapeExpr &bytesExpr,
                 const std::vector<int64_t> &symbolValues) {
-  return bytesExpr.evaluate(symbolValues).value_or(INT64_MAX);
+  return evaluate64(bytesExpr, symbolValues);
 }
 } // namespace
 
@@ -477,8 +548,9 @@ CallResult txc::evaluateGuards(const Contract &contract,
                                        : (*outputs)[g.tensor];
   };
   auto solve = [&](const Guard &g) -> std::pair<__int128, bool> {
-    __int128 numerator = __int128(tensorOf(g).dims[g.dim]) -
-                         __int128(*g.expr.evaluate(symbols));
+    __int128 numerator =
+        __int128((unsigned __int128)(__int128(tensorOf(g).dims[g.dim])) -
+                 (unsigned __int128)(evaluate128(g.expr, symbols)));
     bool exact = numerator % g.value == 0;
     return {numerator / g.value, exact};
   };
@@ -538,7 +610,7 @@ CallResult txc::evaluateGuards(const Contract &contract,
         return fail(g, g.value, g.value, symbols[g.symbol]);
       break;
     case GuardKind::DimEquals: {
-      int64_t expected = *g.expr.evaluate(symbols);
+      int64_t expected = evaluate64(g.expr, symbols);
       if (tensorOf(g).dims[g.dim] != expected)
         return fail(g, expected, expected, tensorOf(g).dims[g.dim]);
       break;
@@ -572,7 +644,7 @@ CallResult txc::evaluateGuards(const Contract &contract,
   for (const ContractTensor &output : contract.outputs) {
     std::vector<int64_t> shape;
     for (const ShapeExpr &dim : output.type.shape)
-      shape.push_back(*dim.evaluate(symbols));
+      shape.push_back(evaluate64(dim, symbols));
     result.outputShapes.push_back(std::move(shape));
   }
   return result;
