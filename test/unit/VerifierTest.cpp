@@ -580,9 +580,9 @@ TEST(Verifier, UnknownOpsAreNotRepresentable) {
   auto cased = check({in("x", "f32", "[2]")}, {node("y", "Relu", {"x"})});
   EXPECT_EQ(errors(*cased), "unknown-op: node 'y' cannot be exported: "
                             "unknown op 'Relu' (did you mean 'relu'?)\n");
-  auto far = check({in("x", "f32", "[2]")}, {node("y", "conv2d", {"x"})});
+  auto far = check({in("x", "f32", "[2]")}, {node("y", "lstm_cell", {"x"})});
   EXPECT_EQ(errors(*far),
-            "unknown-op: node 'y' cannot be exported: unknown op 'conv2d'\n");
+            "unknown-op: node 'y' cannot be exported: unknown op 'lstm_cell'\n");
 }
 
 TEST(Verifier, UnsupportedOpsAreNotRepresentable) {
