@@ -581,8 +581,8 @@ TEST(Verifier, UnknownOpsAreNotRepresentable) {
   EXPECT_EQ(errors(*cased), "unknown-op: node 'y' cannot be exported: "
                             "unknown op 'Relu' (did you mean 'relu'?)\n");
   auto far = check({in("x", "f32", "[2]")}, {node("y", "lstm_cell", {"x"})});
-  EXPECT_EQ(errors(*far),
-            "unknown-op: node 'y' cannot be exported: unknown op 'lstm_cell'\n");
+  EXPECT_EQ(errors(*far), "unknown-op: node 'y' cannot be exported: unknown "
+                          "op 'lstm_cell'\n");
 }
 
 TEST(Verifier, UnsupportedOpsAreNotRepresentable) {
