@@ -16,6 +16,7 @@
 #include "mlir/Support/Timing.h"
 
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -133,6 +134,23 @@ static void reportMLIRDiagnostic(mlir::Diagnostic &diag,
     diags.warning(DiagCategory::Internal, "mlir-warning", file, loc, message);
 }
 
+/// The vector unit codegen tiles for.
+static VectorTarget vectorTargetFor(const llvm::TargetMachine &machine) {
+  const llvm::MCSubtargetInfo *subtarget = machine.getMCSubtargetInfo();
+  const llvm::Triple &triple = machine.getTargetTriple();
+  VectorTarget target;
+  if (triple.isX86()) {
+    if (subtarget->checkFeatures("+avx512f"))
+      return {512, 32};
+    if (subtarget->checkFeatures("+avx"))
+      return {256, 16};
+    return {128, 16};
+  }
+  if (triple.isAArch64())
+    return {128, 32};
+  return target;
+}
+
 static std::string printModule(mlir::ModuleOp module) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -201,6 +219,7 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   PipelineOptions pipeline;
   pipeline.optLevel = options.optLevel;
   pipeline.printIRAfterAll = options.printIRAfterAll;
+  pipeline.vector = vectorTargetFor(**machine);
   std::optional<MLIRStage> stopAt = mlirStageOf(options.emit);
   {
     mlir::TimingScope passes = root.nest("mlir-pipeline");
