@@ -148,6 +148,7 @@ private:
                                                     int64_t multiple);
   void tileRegisters(Operation *op, unsigned m, unsigned n, int64_t rows,
                      int64_t cols);
+  bool tileSmallMatmul(linalg::LinalgOp op, unsigned m);
 
   VectorTarget target;
   RewriterBase &rewriter;
@@ -199,10 +200,40 @@ void Strategy::tileRegisters(Operation *op, unsigned m, unsigned n,
     peel(rewriter, loop);
 }
 
+/// Matmuls with a small static right-hand side (a weight that fits in a few
+/// registers, e.g. 4x3) run one row at a time with the whole row as one
+/// vector contraction, and the accumulator's initial value (zero or the
+/// bias) computed in the same row loop: no loop overhead for tiny rows.
+bool Strategy::tileSmallMatmul(linalg::LinalgOp op, unsigned m) {
+  SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+  unsigned n = m + 1, k = m + 2;
+  constexpr int64_t kSmallWeight = 256;
+  if (ShapedType::isDynamic(sizes[n]) || ShapedType::isDynamic(sizes[k]) ||
+      sizes[n] * sizes[k] > kSmallWeight)
+    return false;
+  SmallVector<int64_t> rows(sizes.size(), 0);
+  for (unsigned d = 0; d <= m; ++d)
+    rows[d] = 1;
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setTileSizes(
+      getAsIndexOpFoldResult(op->getContext(), rows));
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(fused))
+    return false;
+  for (auto [original, replacement] : fused->replacements)
+    rewriter.replaceAllUsesWith(original, replacement);
+  return true;
+}
+
 void Strategy::tileMatmul(linalg::LinalgOp op) {
   SmallVector<int64_t> sizes = op.getStaticLoopRanges();
   bool batched = isa<linalg::BatchMatmulOp>(op);
   unsigned m = batched ? 1 : 0, n = m + 1, k = m + 2;
+  if (tileSmallMatmul(op, m))
+    return;
   unsigned bits =
       getElementTypeOrSelf(op->getResult(0).getType()).getIntOrFloatBitWidth();
   auto [mr, nr] = registerTile(bits);
@@ -304,7 +335,6 @@ void cleanupAfterVectorization(Operation *root) {
   vector::TransferReadOp::getCanonicalizationPatterns(patterns, context);
   vector::TransferWriteOp::getCanonicalizationPatterns(patterns, context);
   tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
-  vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
   scf::ForOp::getCanonicalizationPatterns(patterns, context);
   affine::AffineMinOp::getCanonicalizationPatterns(patterns, context);
   tensor::ExtractSliceOp::getCanonicalizationPatterns(patterns, context);
