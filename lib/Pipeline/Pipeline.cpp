@@ -23,103 +23,11 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
-
-namespace {
-
-/// Undoes what CSE merged but bufferization must keep apart, so that every
-/// result can be computed into its own output buffer. After CSE one tensor
-/// may flow into two outputs (equal nodes, or a cond branch returning one
-/// value twice), and one tensor.empty may start several computations, which
-/// empty-tensor elimination would then all write into the same output
-/// buffer; one-shot bufferization fails on both ("cannot avoid RaW
-/// conflict").
-struct SeparateOutputsPass
-    : public PassWrapper<SeparateOutputsPass, OperationPass<func::FuncOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SeparateOutputsPass)
-
-  StringRef getArgument() const final { return "txc-separate-outputs"; }
-
-  /// The tensor.empty ops whose buffer `value` would be computed in: the
-  /// chain of destination operands (and both branches of an scf.if) that
-  /// empty-tensor elimination follows.
-  static void collectEmpties(Value value,
-                             llvm::SmallPtrSetImpl<Operation *> &empties) {
-    if (auto empty = value.getDefiningOp<tensor::EmptyOp>()) {
-      empties.insert(empty);
-    } else if (auto dps = value.getDefiningOp<DestinationStyleOpInterface>()) {
-      collectEmpties(dps.getTiedOpOperand(cast<OpResult>(value))->get(),
-                     empties);
-    } else if (auto ifOp = value.getDefiningOp<scf::IfOp>()) {
-      unsigned index = cast<OpResult>(value).getResultNumber();
-      collectEmpties(ifOp.thenYield().getOperand(index), empties);
-      collectEmpties(ifOp.elseYield().getOperand(index), empties);
-    }
-  }
-
-  void runOnOperation() override {
-    func::FuncOp function = getOperation();
-    // A value materialized into several outputs is copied from the first
-    // one (they are all at the end of the entry block).
-    DenseMap<Value, Value> firstResult;
-    function.walk([&](bufferization::MaterializeInDestinationOp op) {
-      auto [it, inserted] =
-          firstResult.try_emplace(op.getSource(), op.getResult());
-      if (!inserted && it->second.getParentBlock() == op->getBlock())
-        op.getSourceMutable().assign(it->second);
-    });
-    // A branch yielding one value twice yields a copy the second time.
-    function.walk([&](scf::YieldOp yield) {
-      if (!isa<scf::IfOp>(yield->getParentOp()))
-        return;
-      llvm::SmallPtrSet<Value, 4> seen;
-      OpBuilder builder(yield);
-      for (OpOperand &operand : yield->getOpOperands()) {
-        Value value = operand.get();
-        auto type = dyn_cast<RankedTensorType>(value.getType());
-        if (!type || seen.insert(value).second)
-          continue;
-        SmallVector<Value> sizes;
-        for (int64_t d = 0; d < type.getRank(); ++d)
-          if (type.isDynamicDim(d))
-            sizes.push_back(
-                builder.create<tensor::DimOp>(yield.getLoc(), value, d));
-        Value empty = builder.create<tensor::EmptyOp>(
-            yield.getLoc(), type.getShape(), type.getElementType(), sizes);
-        operand.set(
-            builder.create<linalg::CopyOp>(yield.getLoc(), value, empty)
-                .getResult(0));
-      }
-    });
-    // A tensor.empty that starts the computations of several outputs gets
-    // one op per use; one that feeds a single output stays shared, so that
-    // its other users may still work in that output's buffer.
-    DenseMap<Operation *, unsigned> outputsOf;
-    function.walk([&](bufferization::MaterializeInDestinationOp op) {
-      llvm::SmallPtrSet<Operation *, 4> empties;
-      collectEmpties(op.getSource(), empties);
-      for (Operation *empty : empties)
-        ++outputsOf[empty];
-    });
-    for (auto [empty, count] : outputsOf) {
-      if (count < 2)
-        continue;
-      SmallVector<OpOperand *> uses = llvm::to_vector(llvm::map_range(
-          empty->getUses(), [](OpOperand &use) { return &use; }));
-      OpBuilder builder(empty);
-      for (OpOperand *use : llvm::drop_begin(uses))
-        use->set(builder.clone(*empty)->getResult(0));
-    }
-  }
-};
-
-} // namespace
 
 namespace txc {
 
@@ -171,7 +79,6 @@ void addTensorOptimizationPasses(OpPassManager &pm,
 void addBufferizationPasses(OpPassManager &pm, const PipelineOptions &options) {
   // Results are written straight into the output arguments: empty tensors
   // that end up in an output are replaced by the output buffer.
-  pm.addNestedPass<func::FuncOp>(std::make_unique<SeparateOutputsPass>());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizationOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
