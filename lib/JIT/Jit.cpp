@@ -137,9 +137,11 @@ llvm::Expected<std::unique_ptr<JitEngine>> JitEngine::create() {
   std::unique_ptr<JitEngine> engine(new JitEngine());
   engine->jit = std::move(*jit);
   llvm::orc::ExecutionSession &session = engine->jit->getExecutionSession();
-  // Errors reach the caller through lookups; don't also print them.
-  session.setErrorReporter([](llvm::Error err) {
-    llvm::consumeError(std::move(err));
+  // Materialization errors (such as the names of unresolved symbols) are
+  // reported here, not in the lookup's error: keep them for load's message.
+  JitEngine *self = engine.get();
+  session.setErrorReporter([self](llvm::Error err) {
+    self->sideErrors += "; " + llvm::toString(std::move(err));
   });
   llvm::orc::JITDylibSP process = engine->jit->getProcessSymbolsJITDylib();
   if (!process)
@@ -164,11 +166,12 @@ JitEngine::load(llvm::StringRef object, const Contract &contract,
           *dylib, llvm::MemoryBuffer::getMemBufferCopy(object, name)))
     return err;
   auto lookup = [&](const std::string &symbol) -> llvm::Expected<void *> {
+    sideErrors.clear();
     auto address = jit->lookup(*dylib, symbol);
     if (!address)
       return llvm::createStringError(
-          "cannot load '%s' in process: %s", name.str().c_str(),
-          llvm::toString(address.takeError()).c_str());
+          "cannot load '%s' in process: %s%s", name.str().c_str(),
+          llvm::toString(address.takeError()).c_str(), sideErrors.c_str());
     return address->toPtr<void *>();
   };
   auto run = lookup(contract.runSymbol());

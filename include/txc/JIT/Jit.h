@@ -55,6 +55,9 @@ private:
 
   std::unique_ptr<llvm::orc::LLJIT> jit;
   unsigned loaded = 0;
+  /// Errors the JIT reported on the side (e.g. which symbols were missing),
+  /// added to the next load error.
+  std::string sideErrors;
 };
 
 /// The entry points of one loaded object. Unloads it when destroyed (before
