@@ -1,4 +1,4 @@
-//===- Compiler.cpp - The compile steps behind every job -------------------===//
+//===- Compiler.cpp - The compile steps behind every job ------------------===//
 #include "txc/Driver/Compiler.h"
 
 #include "txc/Conversion/ProgramToMLIR.h"
@@ -36,7 +36,8 @@ static void reportMLIRDiagnostic(mlir::Diagnostic &diag,
     loc.line = fileLoc.getLine();
     loc.column = fileLoc.getColumn();
   } else if (auto nameLoc = mlir::dyn_cast<mlir::NameLoc>(diag.getLocation())) {
-    if (auto inner = mlir::dyn_cast<mlir::FileLineColLoc>(nameLoc.getChildLoc())) {
+    if (auto inner =
+            mlir::dyn_cast<mlir::FileLineColLoc>(nameLoc.getChildLoc())) {
       file = inner.getFilename().str();
       loc.line = inner.getLine();
       loc.column = inner.getColumn();
@@ -135,9 +136,9 @@ std::unique_ptr<llvm::Module> Compiler::buildLLVMModule(
   return llvmModule;
 }
 
-std::optional<std::string> Compiler::compileObject(const CheckedProgram &checked,
-                                                   const TargetSpec &spec,
-                                                   DiagnosticEngine &diags) {
+std::optional<std::string>
+Compiler::compileObject(const CheckedProgram &checked, const TargetSpec &spec,
+                        DiagnosticEngine &diags) {
   auto machine = createTargetMachine(spec);
   if (!machine) {
     diags.error(DiagCategory::Target, "target", "", Loc(),
@@ -149,8 +150,8 @@ std::optional<std::string> Compiler::compileObject(const CheckedProgram &checked
   PipelineOptions options;
   options.optLevel = spec.optLevel;
   llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> module = buildLLVMModule(
-      checked, llvmContext, **machine, options, diags, timing);
+  std::unique_ptr<llvm::Module> module =
+      buildLLVMModule(checked, llvmContext, **machine, options, diags, timing);
   if (!module)
     return std::nullopt;
   auto code = emitMachineCode(*module, **machine, MachineCodeKind::Object);

@@ -1,4 +1,4 @@
-//===- Run.cpp - The run job: a program on .npy inputs ---------------------===//
+//===- Run.cpp - The run job: a program on .npy inputs --------------------===//
 #include "txc/Driver/Driver.h"
 
 #include "txc/Driver/Execution.h"
@@ -11,30 +11,6 @@
 #include "llvm/Support/Path.h"
 
 using namespace txc;
-
-std::unique_ptr<CompiledProgram>
-txc::compileForThisMachine(Compiler &compiler, JitEngine &engine,
-                           const CheckedProgram &checked, unsigned optLevel,
-                           DiagnosticEngine &diags) {
-  auto spec = resolveTargetSpec("", "", "", optLevel);
-  if (!spec) {
-    diags.error(DiagCategory::Target, "target", "", Loc(),
-                llvm::toString(spec.takeError()));
-    return nullptr;
-  }
-  std::optional<std::string> object =
-      compiler.compileObject(checked, *spec, diags);
-  if (!object)
-    return nullptr;
-  std::string name = checked.program->name + "-O" + std::to_string(optLevel);
-  auto loaded = engine.load(*object, checked.contract, name);
-  if (!loaded) {
-    diags.error(DiagCategory::Internal, "jit", checked.program->file, Loc(),
-                llvm::toString(loaded.takeError()));
-    return nullptr;
-  }
-  return std::move(*loaded);
-}
 
 namespace {
 
@@ -82,8 +58,9 @@ readInputs(const Contract &contract, const std::vector<std::string> &specs,
   }
   for (size_t i = 0; i < paths.size(); ++i)
     if (!paths[i])
-      usage("input '" + contract.inputs[i].name + "' is not given; add --input " +
-            contract.inputs[i].name + "=FILE.npy");
+      usage("input '" + contract.inputs[i].name +
+            "' is not given; add --input " + contract.inputs[i].name +
+            "=FILE.npy");
   if (!ok)
     return std::nullopt;
 
@@ -138,8 +115,7 @@ void reportFailedCall(const CheckedProgram &checked,
     const InputFile &file = inputs[status.tensor];
     note("input '" + contract.inputs[status.tensor].name + "' is '" +
          file.path + "', which holds " + file.tensor.typeString() +
-         (file.tensor.dtype() == DType::BF16 ? " (<u2 is read as bf16)"
-                                             : ""));
+         (file.tensor.dtype() == DType::BF16 ? " (<u2 is read as bf16)" : ""));
   }
 }
 
@@ -188,7 +164,8 @@ int txc::runRun(const RunOptions &options, DiagnosticEngine &diags) {
     return diags.exitCode();
   }
 
-  if (std::error_code ec = llvm::sys::fs::create_directories(options.outputDir)) {
+  if (std::error_code ec =
+          llvm::sys::fs::create_directories(options.outputDir)) {
     diags.error(DiagCategory::IO, "io-write", "", Loc(),
                 "cannot create the output directory '" + options.outputDir +
                     "': " + ec.message());

@@ -1,4 +1,4 @@
-//===- Float16.cpp - f16 and bf16 conversions ------------------------------===//
+//===- Float16.cpp - f16 and bf16 conversions -----------------------------===//
 //
 // One generic rounding routine narrows a double (which holds every float
 // exactly) to a binary format with E exponent and M mantissa bits, so f16 and
@@ -89,8 +89,8 @@ float widen(uint16_t bits, Format f) {
   // mantissa * 2^(exponent - m) is exact in double and then in float (bf16
   // subnormals are float subnormals, f16 subnormals are normal floats).
   int exponent = exponentField ? int(exponentField) - f.bias() : 1 - f.bias();
-  double significand = exponentField ? double(mantissa | (1u << m))
-                                     : double(mantissa);
+  double significand =
+      exponentField ? double(mantissa | (1u << m)) : double(mantissa);
   float magnitude = float(std::ldexp(significand, exponent - m));
   return bitCast<float>(sign | bitCast<uint32_t>(magnitude));
 }

@@ -1,4 +1,4 @@
-//===- Interpreter.cpp - Running a program op by op ------------------------===//
+//===- Interpreter.cpp - Running a program op by op -----------------------===//
 #include "txc/Interp/Interpreter.h"
 
 #include "txc/Interp/OpEvaluator.h"
@@ -146,20 +146,20 @@ llvm::Error ProgramEvaluator::evaluateNode(const Node &node, Scope &scope) {
 llvm::Error ProgramEvaluator::checkResults(const Node &node,
                                            const std::vector<Tensor> &results) {
   auto fail = [&](const llvm::Twine &why) {
-    return llvm::createStringError(
-        "internal error in the interpreter: node '" + node.name + "' (" +
-        node.opName + "): " + why);
+    return llvm::createStringError("internal error in the interpreter: node '" +
+                                   node.name + "' (" + node.opName +
+                                   "): " + why);
   };
   if (results.size() != node.resultTypes.size())
     return fail("produced " + llvm::Twine(results.size()) +
-                " results instead of " +
-                llvm::Twine(node.resultTypes.size()));
+                " results instead of " + llvm::Twine(node.resultTypes.size()));
   for (size_t i = 0; i < results.size(); ++i) {
     const TensorType &type = node.resultTypes[i];
     std::vector<int64_t> expected;
     for (const ShapeExpr &dim : type.shape)
       expected.push_back(dim.evaluate(symbols).value_or(-1));
-    if (results[i].dtype() != type.dtype || results[i].shape() != llvm::ArrayRef<int64_t>(expected))
+    if (results[i].dtype() != type.dtype ||
+        results[i].shape() != llvm::ArrayRef<int64_t>(expected))
       return fail("result " + llvm::Twine(i) + " is " +
                   results[i].typeString() + ", but its type is " +
                   dtypeName(type.dtype) + shapeString(expected));
@@ -189,11 +189,11 @@ Tensor txc::constantTensor(const ConstantDecl &constant) {
 
 /// Turns a runtime status raised by an op into the call's result; any other
 /// error stays an error.
-static llvm::Expected<ExecutionResult>
-statusResult(llvm::Error err, const Contract &contract) {
+static llvm::Expected<ExecutionResult> statusResult(llvm::Error err,
+                                                    const Contract &contract) {
   ExecutionResult result;
-  llvm::Error rest = llvm::handleErrors(
-      std::move(err), [&](const RuntimeStatusError &status) {
+  llvm::Error rest =
+      llvm::handleErrors(std::move(err), [&](const RuntimeStatusError &status) {
         result.status = status.getStatus();
         result.detail = status.getDetail();
       });
@@ -236,8 +236,7 @@ txc::interpretProgram(const Program &program, const Contract &contract,
       return llvm::createStringError(
           "internal error in the interpreter: output '%s' is %s, but the "
           "contract says %s",
-          contract.outputs[o].name.c_str(),
-          (*outputs)[o].typeString().c_str(),
+          contract.outputs[o].name.c_str(), (*outputs)[o].typeString().c_str(),
           shapeString(guards.outputShapes[o]).c_str());
   result.outputs = std::move(*outputs);
   return result;

@@ -38,8 +38,7 @@ llvm::Expected<std::vector<Tensor>> evalMatMul(const OpEvalContext &ctx) {
       result->shape()[1] != b.shape()[1] || a.dtype() != result->dtype() ||
       b.dtype() != result->dtype())
     return ctx.internalError("cannot multiply " + a.typeString() + " by " +
-                             b.typeString() + " into " +
-                             result->typeString());
+                             b.typeString() + " into " + result->typeString());
   if (result->dtype() == DType::Bool)
     return ctx.internalError("'matmul' is not defined for bool");
   int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];

@@ -29,12 +29,20 @@ struct DescrEntry {
 
 /// The descrs txc reads, first the one it writes for each dtype.
 const DescrEntry kDescrs[] = {
-    {"<f4", DType::F32},  {"<f8", DType::F64}, {"<f2", DType::F16},
-    {"<u2", DType::BF16}, {"|i1", DType::I8},  {"<i2", DType::I16},
-    {"<i4", DType::I32},  {"<i8", DType::I64}, {"|u1", DType::U8},
+    {"<f4", DType::F32},
+    {"<f8", DType::F64},
+    {"<f2", DType::F16},
+    {"<u2", DType::BF16},
+    {"|i1", DType::I8},
+    {"<i2", DType::I16},
+    {"<i4", DType::I32},
+    {"<i8", DType::I64},
+    {"|u1", DType::U8},
     {"|b1", DType::Bool},
     // Byte order is meaningless for one-byte types; accept either marker.
-    {"<i1", DType::I8},   {"<u1", DType::U8},  {"<b1", DType::Bool},
+    {"<i1", DType::I8},
+    {"<u1", DType::U8},
+    {"<b1", DType::Bool},
 };
 
 /// A cursor over the header text with the few parsing steps it needs.
@@ -128,8 +136,7 @@ struct Header {
   std::vector<int64_t> shape;
 };
 
-llvm::Expected<Header> parseHeader(llvm::StringRef text,
-                                   llvm::StringRef name) {
+llvm::Expected<Header> parseHeader(llvm::StringRef text, llvm::StringRef name) {
   auto fail = [&](const llvm::Twine &why) {
     return llvm::createStringError("'%s': bad .npy header: %s",
                                    name.str().c_str(), why.str().c_str());
@@ -236,9 +243,8 @@ llvm::Expected<Tensor> txc::parseNpy(llvm::ArrayRef<uint8_t> bytes,
     return fail("truncated .npy file: the header says it has " +
                 llvm::Twine(headerLength) + " bytes, but the file ends after " +
                 llvm::Twine(bytes.size() - headerStart));
-  llvm::StringRef text(reinterpret_cast<const char *>(bytes.data()) +
-                           headerStart,
-                       headerLength);
+  llvm::StringRef text(
+      reinterpret_cast<const char *>(bytes.data()) + headerStart, headerLength);
   auto header = parseHeader(text, name);
   if (!header)
     return header.takeError();
@@ -285,10 +291,10 @@ llvm::Expected<Tensor> txc::readNpyFile(llvm::StringRef path) {
                                    path.str().c_str(),
                                    buffer.getError().message().c_str());
   llvm::StringRef contents = (*buffer)->getBuffer();
-  return parseNpy(llvm::ArrayRef<uint8_t>(
-                      reinterpret_cast<const uint8_t *>(contents.data()),
-                      contents.size()),
-                  path);
+  return parseNpy(
+      llvm::ArrayRef<uint8_t>(
+          reinterpret_cast<const uint8_t *>(contents.data()), contents.size()),
+      path);
 }
 
 std::string txc::writeNpy(const Tensor &tensor) {

@@ -68,15 +68,15 @@ llvm::Error OpEvalContext::runtimeStatus(StatusCode code,
                                          const llvm::Twine &detail) const {
   CallStatus status;
   status.code = code;
-  return llvm::make_error<RuntimeStatusError>(
-      status, "node '" + node.name + "' (" + node.opName + "): " +
-                  detail.str());
+  return llvm::make_error<RuntimeStatusError>(status, "node '" + node.name +
+                                                          "' (" + node.opName +
+                                                          "): " + detail.str());
 }
 
 llvm::Error OpEvalContext::internalError(const llvm::Twine &message) const {
   return llvm::createStringError("internal error in the interpreter: node '" +
-                                 node.name + "' (" + node.opName + "): " +
-                                 message);
+                                 node.name + "' (" + node.opName +
+                                 "): " + message);
 }
 
 void OpEvaluatorTable::add(OpKind kind, OpEvaluatorFn evaluator) {

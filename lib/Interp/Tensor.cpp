@@ -26,12 +26,11 @@ Tensor::Tensor(DType dtype, std::vector<int64_t> shape)
   storage.assign(std::max<int64_t>(1, sizeBytes()), 0);
 }
 
-llvm::Expected<Tensor> Tensor::create(DType dtype,
-                                      llvm::ArrayRef<int64_t> shape,
-                                      int64_t maxBytes) {
+llvm::Expected<Tensor>
+Tensor::create(DType dtype, llvm::ArrayRef<int64_t> shape, int64_t maxBytes) {
   if (shape.size() > kMaxTensorRank)
-    return llvm::createStringError(
-        "rank %zu is over the limit of %u", shape.size(), kMaxTensorRank);
+    return llvm::createStringError("rank %zu is over the limit of %u",
+                                   shape.size(), kMaxTensorRank);
   std::optional<int64_t> count = elementCount(shape);
   int64_t bytes = 0;
   if (!count ||
@@ -131,8 +130,7 @@ std::string Tensor::typeString() const {
 }
 
 bool Tensor::identical(const Tensor &other) const {
-  return type == other.type && dims == other.dims &&
-         bytes() == other.bytes();
+  return type == other.type && dims == other.dims && bytes() == other.bytes();
 }
 
 std::string txc::shapeString(llvm::ArrayRef<int64_t> shape) {

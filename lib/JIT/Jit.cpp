@@ -1,4 +1,4 @@
-//===- Jit.cpp - Running compiled objects in process -----------------------===//
+//===- Jit.cpp - Running compiled objects in process ----------------------===//
 #include "txc/JIT/Jit.h"
 
 #include "txc/Target/AbiEmitter.h"
@@ -38,11 +38,14 @@ struct AbiStatus {
 };
 static_assert(offsetof(AbiStatus, guard) == AbiLayout::kStatusGuard);
 static_assert(offsetof(AbiStatus, tensorKind) == AbiLayout::kStatusTensorKind);
-static_assert(offsetof(AbiStatus, tensorIndex) == AbiLayout::kStatusTensorIndex);
+static_assert(offsetof(AbiStatus, tensorIndex) ==
+              AbiLayout::kStatusTensorIndex);
 static_assert(offsetof(AbiStatus, dim) == AbiLayout::kStatusDim);
 static_assert(offsetof(AbiStatus, symbol) == AbiLayout::kStatusSymbol);
-static_assert(offsetof(AbiStatus, expectedMin) == AbiLayout::kStatusExpectedMin);
-static_assert(offsetof(AbiStatus, expectedMax) == AbiLayout::kStatusExpectedMax);
+static_assert(offsetof(AbiStatus, expectedMin) ==
+              AbiLayout::kStatusExpectedMin);
+static_assert(offsetof(AbiStatus, expectedMax) ==
+              AbiLayout::kStatusExpectedMax);
 static_assert(offsetof(AbiStatus, actual) == AbiLayout::kStatusActual);
 static_assert(sizeof(AbiStatus) == AbiLayout::kStatusSize);
 
@@ -105,23 +108,27 @@ llvm::orc::SymbolMap libcAndLibmSymbols(llvm::orc::ExecutionSession &session,
   add("free", &free);
   add("aligned_alloc", &aligned_alloc);
 #define TXC_LIBM(name)                                                         \
-  add(#name, static_cast<double (*)(double)>(&::name));                       \
+  add(#name, static_cast<double (*)(double)>(&::name));                        \
   add(#name "f", static_cast<float (*)(float)>(&::name##f));
-  TXC_LIBM(exp) TXC_LIBM(exp2) TXC_LIBM(expm1) TXC_LIBM(log) TXC_LIBM(log2)
-  TXC_LIBM(log10) TXC_LIBM(log1p) TXC_LIBM(sqrt) TXC_LIBM(cbrt) TXC_LIBM(sin)
-  TXC_LIBM(cos) TXC_LIBM(tan) TXC_LIBM(asin) TXC_LIBM(acos) TXC_LIBM(atan)
-  TXC_LIBM(sinh) TXC_LIBM(cosh) TXC_LIBM(tanh) TXC_LIBM(asinh)
-  TXC_LIBM(acosh) TXC_LIBM(atanh) TXC_LIBM(erf) TXC_LIBM(erfc)
-  TXC_LIBM(floor) TXC_LIBM(ceil) TXC_LIBM(trunc) TXC_LIBM(round)
-  TXC_LIBM(rint) TXC_LIBM(nearbyint) TXC_LIBM(fabs)
+  TXC_LIBM(exp)
+  TXC_LIBM(exp2) TXC_LIBM(expm1) TXC_LIBM(log) TXC_LIBM(log2) TXC_LIBM(
+      log10) TXC_LIBM(log1p) TXC_LIBM(sqrt) TXC_LIBM(cbrt) TXC_LIBM(sin)
+      TXC_LIBM(cos) TXC_LIBM(tan) TXC_LIBM(asin) TXC_LIBM(acos) TXC_LIBM(
+          atan) TXC_LIBM(sinh) TXC_LIBM(cosh) TXC_LIBM(tanh) TXC_LIBM(asinh)
+          TXC_LIBM(acosh) TXC_LIBM(atanh) TXC_LIBM(erf) TXC_LIBM(erfc) TXC_LIBM(
+              floor) TXC_LIBM(ceil) TXC_LIBM(trunc) TXC_LIBM(round)
+              TXC_LIBM(rint) TXC_LIBM(nearbyint) TXC_LIBM(fabs)
 #undef TXC_LIBM
 #define TXC_LIBM2(name)                                                        \
-  add(#name, static_cast<double (*)(double, double)>(&::name));               \
+  add(#name, static_cast<double (*)(double, double)>(&::name));                \
   add(#name "f", static_cast<float (*)(float, float)>(&::name##f));
-  TXC_LIBM2(pow) TXC_LIBM2(fmod) TXC_LIBM2(atan2) TXC_LIBM2(fmin)
-  TXC_LIBM2(fmax) TXC_LIBM2(copysign) TXC_LIBM2(remainder)
+                  TXC_LIBM2(pow) TXC_LIBM2(fmod) TXC_LIBM2(atan2) TXC_LIBM2(
+                      fmin) TXC_LIBM2(fmax) TXC_LIBM2(copysign)
+                      TXC_LIBM2(remainder)
 #undef TXC_LIBM2
-  add("fma", static_cast<double (*)(double, double, double)>(&::fma));
+                          add("fma",
+                              static_cast<double (*)(double, double, double)>(
+                                  &::fma));
   add("fmaf", static_cast<float (*)(float, float, float)>(&::fmaf));
   return symbols;
 }
@@ -191,8 +198,7 @@ JitEngine::load(llvm::StringRef object, const Contract &contract,
 }
 
 CompiledProgram::~CompiledProgram() {
-  llvm::consumeError(
-      engine.jit->getExecutionSession().removeJITDylib(dylib));
+  llvm::consumeError(engine.jit->getExecutionSession().removeJITDylib(dylib));
 }
 
 std::string CompiledProgram::formatMessage(const void *status) const {
@@ -246,8 +252,8 @@ CompiledProgram::run(llvm::ArrayRef<Tensor> inputs) const {
     AbiTensor &desc = outputDescs[o];
     auto tensor = Tensor::create(
         DType(desc.dtype),
-        llvm::ArrayRef<int64_t>(desc.dims, std::min<uint32_t>(
-                                               desc.rank, AbiLayout::kMaxRank)));
+        llvm::ArrayRef<int64_t>(
+            desc.dims, std::min<uint32_t>(desc.rank, AbiLayout::kMaxRank)));
     if (!tensor || desc.dtype != int32_t(contract.outputs[o].type.dtype))
       return llvm::createStringError(
           "the compiled <p>_output_shapes described output '%s' as dtype "

@@ -110,8 +110,7 @@ void DiffTester::compare(const CheckedProgram &checked,
                 interpreted.status.guard == compiled.status.guard &&
                 interpreted.message == compiled.message;
     if (same) {
-      out << prefix << ": ok, both report " << describeStatus(compiled)
-          << "\n";
+      out << prefix << ": ok, both report " << describeStatus(compiled) << "\n";
       return;
     }
     ++summary.mismatches;
@@ -130,14 +129,12 @@ void DiffTester::compare(const CheckedProgram &checked,
     TensorComparison c = compareTensors(want, got, tolerance);
     out << prefix << " " << contract.outputs[o].name << ": "
         << (c.match ? "ok" : "MISMATCH") << " " << want.typeString()
-        << llvm::format(" max_abs=%g max_rel=%g", c.maxAbsError,
-                        c.maxRelError);
+        << llvm::format(" max_abs=%g max_rel=%g", c.maxAbsError, c.maxRelError);
     if (!c.match) {
       ++summary.mismatches;
       out << " " << c.mismatches << " of " << want.numElements()
           << " elements differ, " << c.firstMismatch
-          << llvm::format(" (atol=%g rtol=%g)", tolerance.atol,
-                          tolerance.rtol);
+          << llvm::format(" (atol=%g rtol=%g)", tolerance.atol, tolerance.rtol);
     }
     out << "\n";
   }
@@ -164,8 +161,8 @@ bool DiffTester::testProgram(llvm::StringRef path,
   const std::string &name = checked->program->name;
   bool ok = true;
   for (const InputSet &set : sets) {
-    auto interpreted = interpretProgram(*checked->program, checked->contract,
-                                        set.tensors);
+    auto interpreted =
+        interpretProgram(*checked->program, checked->contract, set.tensors);
     if (!interpreted) {
       diags.error(DiagCategory::Internal, "interpreter", path, Loc(),
                   name + " " + set.label + ": " +
@@ -187,8 +184,8 @@ bool DiffTester::testProgram(llvm::StringRef path,
       compare(*checked, prefix, *interpreted, *result, summary);
     }
   }
-  summary.seconds += std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+  summary.seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   return ok;
 }

@@ -75,15 +75,16 @@ std::vector<SymbolValues> txc::chooseSymbolValues(const Program &program,
       }
     if (widestSpan == 0)
       break; // even the minimum is over the budget
-    high.values[widest] = std::max(
-        low.values[widest], lastValue(symbols[widest], high.values[widest] / 2));
+    high.values[widest] =
+        std::max(low.values[widest],
+                 lastValue(symbols[widest], high.values[widest] / 2));
     high.capped = true;
   }
   SymbolValues random{"random", {}, false};
   std::mt19937_64 rng(seed);
   for (size_t s = 0; s < symbols.size(); ++s) {
-    int64_t steps = std::max<int64_t>(
-        0, (high.values[s] - low.values[s]) / symbols[s].multipleOf);
+    int64_t steps = std::max<int64_t>(0, (high.values[s] - low.values[s]) /
+                                             symbols[s].multipleOf);
     std::uniform_int_distribution<int64_t> pick(0, steps);
     random.values.push_back(low.values[s] + pick(rng) * symbols[s].multipleOf);
   }
@@ -140,12 +141,18 @@ namespace {
 /// Boundary values of an integer dtype.
 std::vector<int64_t> boundaryValues(DType dtype) {
   switch (dtype) {
-  case DType::I8: return {INT8_MIN, INT8_MAX, -1, 0, 1};
-  case DType::I16: return {INT16_MIN, INT16_MAX, -1, 0, 1};
-  case DType::I32: return {INT32_MIN, INT32_MAX, -1, 0, 1};
-  case DType::I64: return {INT64_MIN, INT64_MAX, -1, 0, 1};
-  case DType::U8: return {0, 255, 1};
-  default: return {0, 1};
+  case DType::I8:
+    return {INT8_MIN, INT8_MAX, -1, 0, 1};
+  case DType::I16:
+    return {INT16_MIN, INT16_MAX, -1, 0, 1};
+  case DType::I32:
+    return {INT32_MIN, INT32_MAX, -1, 0, 1};
+  case DType::I64:
+    return {INT64_MIN, INT64_MAX, -1, 0, 1};
+  case DType::U8:
+    return {0, 255, 1};
+  default:
+    return {0, 1};
   }
 }
 

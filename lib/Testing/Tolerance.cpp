@@ -8,11 +8,16 @@ using namespace txc;
 
 Tolerance txc::toleranceFor(DType dtype) {
   switch (dtype) {
-  case DType::F64: return {1e-12, 1e-12};
-  case DType::F32: return {1e-5, 1e-5};
-  case DType::F16: return {1e-5, 1e-3};
-  case DType::BF16: return {1e-4, 8e-3};
-  default: return {0, 0}; // integers and bool: exact
+  case DType::F64:
+    return {1e-12, 1e-12};
+  case DType::F32:
+    return {1e-5, 1e-5};
+  case DType::F16:
+    return {1e-5, 1e-3};
+  case DType::BF16:
+    return {1e-4, 8e-3};
+  default:
+    return {0, 0}; // integers and bool: exact
   }
 }
 
@@ -52,8 +57,8 @@ TensorComparison txc::compareTensors(const Tensor &interpreted,
       int64_t x = interpreted.getInt64(i), y = compiled.getInt64(i);
       ok = x == y;
       if (x != y) {
-        result.maxAbsError = std::max(result.maxAbsError,
-                                      std::fabs(double(x) - double(y)));
+        result.maxAbsError =
+            std::max(result.maxAbsError, std::fabs(double(x) - double(y)));
         result.maxRelError =
             x ? std::max(result.maxRelError,
                          std::fabs((double(x) - double(y)) / double(x)))
@@ -79,8 +84,7 @@ TensorComparison txc::compareTensors(const Tensor &interpreted,
     if (ok)
       continue;
     if (result.mismatches++ == 0)
-      result.firstMismatch = "first at " +
-                             indexString(interpreted.shape(), i) +
+      result.firstMismatch = "first at " + indexString(interpreted.shape(), i) +
                              ": interpreter " + want + ", compiled " + got;
   }
   result.match = result.mismatches == 0;

@@ -64,16 +64,18 @@ int main(int argc, char **argv) {
   if (!levels.empty())
     options.optLevels = levels;
 
-  DiagnosticFormat format = diagnosticsFormat == "json"    ? DiagnosticFormat::Json
-                            : diagnosticsFormat == "sarif" ? DiagnosticFormat::Sarif
-                                                           : DiagnosticFormat::Text;
+  DiagnosticFormat format = diagnosticsFormat == "json" ? DiagnosticFormat::Json
+                            : diagnosticsFormat == "sarif"
+                                ? DiagnosticFormat::Sarif
+                                : DiagnosticFormat::Text;
   // The worst problem decides the exit code, as in txc.
   int exitCode = ExitOK;
   auto report = [&](const DiagnosticEngine &diags) {
     llvm::outs().flush();
     if (!diags.diagnostics().empty() || format != DiagnosticFormat::Text)
       diags.print(llvm::errs(), format, "txc-difftest");
-    if (diags.hasErrors() && (exitCode == ExitOK || diags.exitCode() == ExitInternal))
+    if (diags.hasErrors() &&
+        (exitCode == ExitOK || diags.exitCode() == ExitInternal))
       exitCode = diags.exitCode();
   };
   if (!options.inputFiles.empty() && programs.size() != 1) {

@@ -1,4 +1,4 @@
-//===- Compiler.h - From a checked program to LLVM IR or an object -*- C++ -*-=//
+//===- Compiler.h - From a checked program to LLVM IR/object ----*- C++ -*-===//
 //
 // The compile steps shared by `txc compile`, `txc run` and txc-difftest:
 // MLIRGen, the MLIR pipeline, translation to LLVM IR, the ABI entry points
@@ -46,10 +46,11 @@ public:
   Compiler &operator=(const Compiler &) = delete;
 
   /// MLIRGen and the MLIR pipeline up to and including `last`.
-  mlir::OwningOpRef<mlir::ModuleOp>
-  lowerToMLIR(const CheckedProgram &checked, MLIRStage last,
-              const PipelineOptions &options, DiagnosticEngine &diags,
-              mlir::TimingScope &timing);
+  mlir::OwningOpRef<mlir::ModuleOp> lowerToMLIR(const CheckedProgram &checked,
+                                                MLIRStage last,
+                                                const PipelineOptions &options,
+                                                DiagnosticEngine &diags,
+                                                mlir::TimingScope &timing);
 
   /// The optimized LLVM module with the ABI entry points: what `txc
   /// compile` prints for --emit llvm and generates code from.

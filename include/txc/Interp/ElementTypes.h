@@ -35,13 +35,19 @@ template <DType D, class T> struct PlainTraits {
   static Storage store(Compute value) { return value; }
 };
 
-template <> struct ElementTraits<DType::F32> : PlainTraits<DType::F32, float> {};
-template <> struct ElementTraits<DType::F64> : PlainTraits<DType::F64, double> {};
+template <>
+struct ElementTraits<DType::F32> : PlainTraits<DType::F32, float> {};
+template <>
+struct ElementTraits<DType::F64> : PlainTraits<DType::F64, double> {};
 template <> struct ElementTraits<DType::I8> : PlainTraits<DType::I8, int8_t> {};
-template <> struct ElementTraits<DType::I16> : PlainTraits<DType::I16, int16_t> {};
-template <> struct ElementTraits<DType::I32> : PlainTraits<DType::I32, int32_t> {};
-template <> struct ElementTraits<DType::I64> : PlainTraits<DType::I64, int64_t> {};
-template <> struct ElementTraits<DType::U8> : PlainTraits<DType::U8, uint8_t> {};
+template <>
+struct ElementTraits<DType::I16> : PlainTraits<DType::I16, int16_t> {};
+template <>
+struct ElementTraits<DType::I32> : PlainTraits<DType::I32, int32_t> {};
+template <>
+struct ElementTraits<DType::I64> : PlainTraits<DType::I64, int64_t> {};
+template <>
+struct ElementTraits<DType::U8> : PlainTraits<DType::U8, uint8_t> {};
 
 template <> struct ElementTraits<DType::F16> {
   static constexpr DType dtype = DType::F16;
@@ -71,30 +77,34 @@ template <> struct ElementTraits<DType::Bool> {
 /// same type.
 template <class Fn> decltype(auto) dispatchDType(DType dtype, Fn &&fn) {
   switch (dtype) {
-  case DType::F32: return fn(ElementTraits<DType::F32>{});
-  case DType::F64: return fn(ElementTraits<DType::F64>{});
-  case DType::F16: return fn(ElementTraits<DType::F16>{});
-  case DType::BF16: return fn(ElementTraits<DType::BF16>{});
-  case DType::I8: return fn(ElementTraits<DType::I8>{});
-  case DType::I16: return fn(ElementTraits<DType::I16>{});
-  case DType::I32: return fn(ElementTraits<DType::I32>{});
-  case DType::I64: return fn(ElementTraits<DType::I64>{});
-  case DType::U8: return fn(ElementTraits<DType::U8>{});
-  case DType::Bool: return fn(ElementTraits<DType::Bool>{});
+  case DType::F32:
+    return fn(ElementTraits<DType::F32>{});
+  case DType::F64:
+    return fn(ElementTraits<DType::F64>{});
+  case DType::F16:
+    return fn(ElementTraits<DType::F16>{});
+  case DType::BF16:
+    return fn(ElementTraits<DType::BF16>{});
+  case DType::I8:
+    return fn(ElementTraits<DType::I8>{});
+  case DType::I16:
+    return fn(ElementTraits<DType::I16>{});
+  case DType::I32:
+    return fn(ElementTraits<DType::I32>{});
+  case DType::I64:
+    return fn(ElementTraits<DType::I64>{});
+  case DType::U8:
+    return fn(ElementTraits<DType::U8>{});
+  case DType::Bool:
+    return fn(ElementTraits<DType::Bool>{});
   }
   llvm_unreachable("unknown dtype");
 }
 
 /// Two's complement wrapping arithmetic for the integer compute types.
-template <class T> T wrapAdd(T a, T b) {
-  return T(uint64_t(a) + uint64_t(b));
-}
-template <class T> T wrapSub(T a, T b) {
-  return T(uint64_t(a) - uint64_t(b));
-}
-template <class T> T wrapMul(T a, T b) {
-  return T(uint64_t(a) * uint64_t(b));
-}
+template <class T> T wrapAdd(T a, T b) { return T(uint64_t(a) + uint64_t(b)); }
+template <class T> T wrapSub(T a, T b) { return T(uint64_t(a) - uint64_t(b)); }
+template <class T> T wrapMul(T a, T b) { return T(uint64_t(a) * uint64_t(b)); }
 /// Truncating division that is defined everywhere: x / 0 == 0 and, for
 /// signed types, MIN / -1 == MIN (docs/ops.md).
 template <class T> T safeDiv(T a, T b) {

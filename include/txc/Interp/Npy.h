@@ -8,7 +8,8 @@
 //   <f8           f64
 //   <f2           f16
 //   <u2           bf16 (numpy has no bfloat16: the raw 16-bit patterns are
-//                 stored as uint16; arr.view('<u2') / .view(ml_dtypes.bfloat16))
+//                 stored as uint16; arr.view('<u2') /
+//                 .view(ml_dtypes.bfloat16))
 //   |i1 <i2 <i4 <i8   i8 i16 i32 i64
 //   |u1           u8
 //   |b1           bool (every byte must be 0 or 1)

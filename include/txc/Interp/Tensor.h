@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,7 +49,9 @@ public:
   /// it passes the ABI's data-pointer guards.
   uint8_t *data() { return storage.data(); }
   const uint8_t *data() const { return storage.data(); }
-  llvm::ArrayRef<uint8_t> bytes() const { return {data(), size_t(sizeBytes())}; }
+  llvm::ArrayRef<uint8_t> bytes() const {
+    return {data(), size_t(sizeBytes())};
+  }
 
   /// Row-major strides in elements.
   std::vector<int64_t> strides() const;

@@ -64,7 +64,8 @@ uint16_t narrowDouble(double value, bool bf16) {
 
 bool isNaN16(uint16_t bits, bool bf16) {
   uint16_t exponentMask = bf16 ? 0x7F80 : 0x7C00;
-  return (bits & exponentMask) == exponentMask && (bits & ~exponentMask & 0x7FFF);
+  return (bits & exponentMask) == exponentMask &&
+         (bits & ~exponentMask & 0x7FFF);
 }
 
 /// Two narrowing results agree: equal bits, or both NaN with the same sign.
@@ -127,25 +128,26 @@ TEST_P(Float16Formats, HalfwayPointsRoundToNearestEven) {
       double low = widen(uint16_t(bits | sign), bf16);
       // The next value up in magnitude; past the largest finite value it is
       // one more ulp, 2^(emax+1), which rounds to infinity.
-      double high = bits + 1 < infinity
-                        ? double(widen(uint16_t((bits + 1) | sign), bf16))
-                        : low + (low - widen(uint16_t((bits - 1) | sign), bf16));
+      double high =
+          bits + 1 < infinity
+              ? double(widen(uint16_t((bits + 1) | sign), bf16))
+              : low + (low - widen(uint16_t((bits - 1) | sign), bf16));
       double mid = (low + high) / 2;
       float midFloat = float(mid);
       ASSERT_EQ(double(midFloat), mid) << "midpoint not a float";
-      uint16_t even = (bits & 1) ? uint16_t((bits + 1) | sign)
-                                 : uint16_t(bits | sign);
+      uint16_t even =
+          (bits & 1) ? uint16_t((bits + 1) | sign) : uint16_t(bits | sign);
       if (bits + 1 == infinity)
         even = uint16_t(infinity | sign);
       ASSERT_TRUE(sameResult(narrow(midFloat, bf16), even, bf16, mid));
-      ASSERT_TRUE(sameResult(narrow(midFloat, bf16),
-                             referenceNarrow(mid, bf16), bf16, mid));
+      ASSERT_TRUE(sameResult(narrow(midFloat, bf16), referenceNarrow(mid, bf16),
+                             bf16, mid));
       float below = std::nextafter(midFloat, float(low));
       float above = std::nextafter(midFloat, float(high));
-      ASSERT_TRUE(sameResult(narrow(below, bf16),
-                             referenceNarrow(below, bf16), bf16, below));
-      ASSERT_TRUE(sameResult(narrow(above, bf16),
-                             referenceNarrow(above, bf16), bf16, above));
+      ASSERT_TRUE(sameResult(narrow(below, bf16), referenceNarrow(below, bf16),
+                             bf16, below));
+      ASSERT_TRUE(sameResult(narrow(above, bf16), referenceNarrow(above, bf16),
+                             bf16, above));
       ASSERT_EQ(narrow(below, bf16), uint16_t(bits | sign));
     }
   }
@@ -177,7 +179,8 @@ TEST_P(Float16Formats, DoublesRoundOnce) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, Float16Formats, ::testing::Values(false, true),
+INSTANTIATE_TEST_SUITE_P(Formats, Float16Formats,
+                         ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool> &info) {
                            return info.param ? "BF16" : "F16";
                          });
@@ -185,9 +188,9 @@ INSTANTIATE_TEST_SUITE_P(Formats, Float16Formats, ::testing::Values(false, true)
 TEST(Float16, KnownValues) {
   EXPECT_EQ(floatToHalf(1.0f), 0x3C00);
   EXPECT_EQ(floatToHalf(-2.0f), 0xC000);
-  EXPECT_EQ(floatToHalf(65504.0f), 0x7BFF);     // largest f16
-  EXPECT_EQ(floatToHalf(65519.99f), 0x7BFF);    // below the midpoint
-  EXPECT_EQ(floatToHalf(65520.0f), 0x7C00);     // midpoint ties to "even" inf
+  EXPECT_EQ(floatToHalf(65504.0f), 0x7BFF);  // largest f16
+  EXPECT_EQ(floatToHalf(65519.99f), 0x7BFF); // below the midpoint
+  EXPECT_EQ(floatToHalf(65520.0f), 0x7C00);  // midpoint ties to "even" inf
   EXPECT_EQ(floatToHalf(1e10f), 0x7C00);
   EXPECT_EQ(floatToHalf(-INFINITY), 0xFC00);
   EXPECT_EQ(floatToHalf(0x1p-24f), 0x0001);     // smallest subnormal

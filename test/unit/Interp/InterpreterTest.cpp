@@ -126,8 +126,8 @@ TEST(Interpreter, AddBroadcastsLikeNumpy) {
 
 TEST(Interpreter, RankZeroOperandsBroadcast) {
   Checked p = check(binary("mul", "f64", "[2]", "[]"));
-  Tensor y = runOne(p, {make(DType::F64, {2}, {1.5, -2}),
-                        make(DType::F64, {}, {4})});
+  Tensor y =
+      runOne(p, {make(DType::F64, {2}, {1.5, -2}), make(DType::F64, {}, {4})});
   EXPECT_EQ(values(y), (std::vector<double>{6, -8}));
 }
 
@@ -142,8 +142,8 @@ TEST(Interpreter, SymbolicShapesTakeTheInputsSizes) {
   EXPECT_EQ(y.typeString(), "i64[3,2]");
   EXPECT_EQ(ints(y), (std::vector<int64_t>{11, 102, 13, 104, 15, 106}));
   // B = 0: an empty result.
-  Tensor empty = runOne(p, {Tensor(DType::I64, {0, 2}),
-                            makeInt(DType::I64, {1, 2}, {10, 100})});
+  Tensor empty = runOne(
+      p, {Tensor(DType::I64, {0, 2}), makeInt(DType::I64, {1, 2}, {10, 100})});
   EXPECT_EQ(empty.typeString(), "i64[0,2]");
 }
 
@@ -153,9 +153,10 @@ TEST(Interpreter, IntegerArithmeticWraps) {
                               makeInt(DType::I8, {3}, {1, -1, 100})})),
             (std::vector<int64_t>{-128, 127, -56}));
   Checked mul = check(binary("mul", "i32", "[2]", "[2]"));
-  EXPECT_EQ(ints(runOne(mul, {makeInt(DType::I32, {2}, {65536, -2147483647 - 1}),
-                              makeInt(DType::I32, {2}, {65536, -1})})),
-            (std::vector<int64_t>{0, -2147483647 - 1}));
+  EXPECT_EQ(
+      ints(runOne(mul, {makeInt(DType::I32, {2}, {65536, -2147483647 - 1}),
+                        makeInt(DType::I32, {2}, {65536, -1})})),
+      (std::vector<int64_t>{0, -2147483647 - 1}));
   Checked sub = check(binary("sub", "u8", "[2]", "[2]"));
   EXPECT_EQ(ints(runOne(sub, {makeInt(DType::U8, {2}, {0, 5}),
                               makeInt(DType::U8, {2}, {1, 3})})),
@@ -169,9 +170,10 @@ TEST(Interpreter, IntegerArithmeticWraps) {
 TEST(Interpreter, IntegerDivisionTruncatesAndNeverTraps) {
   const int64_t min32 = std::numeric_limits<int32_t>::min();
   Checked i32 = check(binary("div", "i32", "[6]", "[6]"));
-  EXPECT_EQ(ints(runOne(i32, {makeInt(DType::I32, {6}, {7, -7, 7, -7, 5, min32}),
-                              makeInt(DType::I32, {6}, {2, 2, -2, -2, 0, -1})})),
-            (std::vector<int64_t>{3, -3, -3, 3, 0, min32}));
+  EXPECT_EQ(
+      ints(runOne(i32, {makeInt(DType::I32, {6}, {7, -7, 7, -7, 5, min32}),
+                        makeInt(DType::I32, {6}, {2, 2, -2, -2, 0, -1})})),
+      (std::vector<int64_t>{3, -3, -3, 3, 0, min32}));
   Checked i8 = check(binary("div", "i8", "[3]", "[3]"));
   EXPECT_EQ(ints(runOne(i8, {makeInt(DType::I8, {3}, {-128, -128, 0}),
                              makeInt(DType::I8, {3}, {-1, 0, 0})})),
@@ -204,14 +206,15 @@ TEST(Interpreter, HalfPrecisionRoundsEachOp) {
                         make(DType::F16, {2}, {0x1p-11, 0x1.8p-11})});
   EXPECT_EQ(values(y), (std::vector<double>{1, 1 + 0x1p-10}));
   Checked b = check(binary("mul", "bf16", "[1]", "[1]"));
-  Tensor z = runOne(b, {make(DType::BF16, {1}, {3}),
-                        make(DType::BF16, {1}, {1.0 / 3.0})});
+  Tensor z = runOne(
+      b, {make(DType::BF16, {1}, {3}), make(DType::BF16, {1}, {1.0 / 3.0})});
   EXPECT_EQ(z.load<uint16_t>(0), 0x3F80); // 3 * 0x3EAB = 1.0000 after rounding
 }
 
 TEST(Interpreter, ReluPropagatesNaNAndClampsNegatives) {
   Checked p = check(unary("relu", "f32", "[5]"));
-  Tensor y = runOne(p, {make(DType::F32, {5}, {-1, 2.5, NAN, -0.0, -INFINITY})});
+  Tensor y =
+      runOne(p, {make(DType::F32, {5}, {-1, 2.5, NAN, -0.0, -INFINITY})});
   EXPECT_EQ(y.getDouble(0), 0.0);
   EXPECT_EQ(y.getDouble(1), 2.5);
   EXPECT_TRUE(std::isnan(y.getDouble(2)));
@@ -273,8 +276,8 @@ TEST(Interpreter, BroadcastOpStretchesOnesAndAddsDims) {
       R"({"name": "n", "op": "broadcast", "operands": ["A"],
           "attributes": {"shape": [3, 2, "S"]}})",
       R"({"name": "S", "min": 1, "max": 8})"));
-  Tensor y = runOne(p, {makeInt(DType::U8, {2, 1}, {5, 9}),
-                        Tensor(DType::U8, {3})});
+  Tensor y =
+      runOne(p, {makeInt(DType::U8, {2, 1}, {5, 9}), Tensor(DType::U8, {3})});
   EXPECT_EQ(y.typeString(), "u8[3,2,3]");
   EXPECT_EQ(ints(y), (std::vector<int64_t>{5, 5, 5, 9, 9, 9, 5, 5, 5, 9, 9, 9,
                                            5, 5, 5, 9, 9, 9}));
@@ -296,9 +299,10 @@ TEST(Interpreter, ConstantsAndChainsOfNodes) {
 }
 
 TEST(Interpreter, GuardsRejectCallsLikeTheObject) {
-  Checked p = check(oneNode(R"({"name": "A", "dtype": "f32", "shape": ["B", 4]})",
-                            R"({"name": "n", "op": "relu", "operands": ["A"]})",
-                            R"({"name": "B", "min": 1, "max": 8,
+  Checked p =
+      check(oneNode(R"({"name": "A", "dtype": "f32", "shape": ["B", 4]})",
+                    R"({"name": "n", "op": "relu", "operands": ["A"]})",
+                    R"({"name": "B", "min": 1, "max": 8,
                                 "multiple_of": 2})"));
   struct Case {
     std::vector<Tensor> inputs;
@@ -310,8 +314,8 @@ TEST(Interpreter, GuardsRejectCallsLikeTheObject) {
   cases.push_back({{Tensor(DType::F32, {2, 4, 1})}, StatusCode::Rank});
   cases.push_back({{Tensor(DType::F32, {2, 5})}, StatusCode::Dim});
   cases.push_back({{Tensor(DType::F32, {10, 4})}, StatusCode::SymbolRange});
-  cases.push_back({{Tensor(DType::F32, {3, 4})},
-                   StatusCode::SymbolDivisibility});
+  cases.push_back(
+      {{Tensor(DType::F32, {3, 4})}, StatusCode::SymbolDivisibility});
   for (Case &c : cases) {
     std::vector<CallTensor> calls;
     for (const Tensor &t : c.inputs)
@@ -345,8 +349,9 @@ TEST(Interpreter, EveryRegisteredOpHasAnEvaluator) {
 /// "t" and computes relu(t) + X (X from the enclosing graph).
 std::unique_ptr<Program> programWithRegion() {
   DiagnosticEngine diags;
-  SourceFile file("r.json", oneNode(R"({"name": "X", "dtype": "f32", "shape": [2]})",
-                                    R"({"name": "n", "op": "relu", "operands": ["X"]})"));
+  SourceFile file("r.json",
+                  oneNode(R"({"name": "X", "dtype": "f32", "shape": [2]})",
+                          R"({"name": "n", "op": "relu", "operands": ["X"]})"));
   std::unique_ptr<Program> program = readProgram(file, diags);
   EXPECT_TRUE(program && verifyProgram(*program, diags));
   Node &node = program->body.nodes[0];
@@ -386,15 +391,16 @@ TEST(InterpreterMachinery, RegionsSeeEnclosingValuesAndScopeTheirOwn) {
   registerElementwiseOps(table); // relu, add as usual...
   // ...except that this "relu" node runs its region on (operand - 10).
   OpEvaluatorTable outer;
-  outer.add(OpKind::Relu, [&](const OpEvalContext &ctx)
-                              -> llvm::Expected<std::vector<Tensor>> {
-    if (ctx.getNode().regions.empty())
-      return (*table.lookup(OpKind::Relu))(ctx);
-    Tensor shifted = ctx.operand(0);
-    for (int64_t i = 0; i < shifted.numElements(); ++i)
-      shifted.setDouble(i, shifted.getDouble(i) - 10);
-    return ctx.runRegion("body", {shifted});
-  });
+  outer.add(
+      OpKind::Relu,
+      [&](const OpEvalContext &ctx) -> llvm::Expected<std::vector<Tensor>> {
+        if (ctx.getNode().regions.empty())
+          return (*table.lookup(OpKind::Relu))(ctx);
+        Tensor shifted = ctx.operand(0);
+        for (int64_t i = 0; i < shifted.numElements(); ++i)
+          shifted.setDouble(i, shifted.getDouble(i) - 10);
+        return ctx.runRegion("body", {shifted});
+      });
   outer.add(OpKind::Add, *table.lookup(OpKind::Add));
   auto result = interpretProgram(*program, *contract,
                                  {make(DType::F32, {2}, {3, 15})}, outer);
@@ -410,14 +416,15 @@ TEST(InterpreterMachinery, RuntimeStatusesUnwindFromRegions) {
   auto contract = buildContract(*program, "", diags);
   ASSERT_TRUE(contract.has_value());
   OpEvaluatorTable table;
-  table.add(OpKind::Relu, [](const OpEvalContext &ctx)
-                              -> llvm::Expected<std::vector<Tensor>> {
-    if (!ctx.getNode().regions.empty())
-      return ctx.runRegion("body", {ctx.operand(0)});
-    // The inner node finds bad data, as gather would for an index out of
-    // range (StatusCode has no such code yet: use one of the others).
-    return ctx.runtimeStatus(StatusCode::Dim, "value 3 out of range");
-  });
+  table.add(
+      OpKind::Relu,
+      [](const OpEvalContext &ctx) -> llvm::Expected<std::vector<Tensor>> {
+        if (!ctx.getNode().regions.empty())
+          return ctx.runRegion("body", {ctx.operand(0)});
+        // The inner node finds bad data, as gather would for an index out of
+        // range (StatusCode has no such code yet: use one of the others).
+        return ctx.runtimeStatus(StatusCode::Dim, "value 3 out of range");
+      });
   auto result = interpretProgram(*program, *contract,
                                  {make(DType::F32, {2}, {3, 15})}, table);
   ASSERT_TRUE(bool(result)) << llvm::toString(result.takeError());
@@ -435,8 +442,9 @@ TEST(InterpreterMachinery, MissingEvaluatorsAreInternalErrors) {
   auto result = interpretProgram(*p.program, p.contract,
                                  {Tensor(DType::F32, {2})}, empty);
   ASSERT_FALSE(bool(result));
-  EXPECT_NE(llvm::toString(result.takeError()).find("op 'relu' (node 'n') "
-                                                    "has no evaluator"),
+  EXPECT_NE(llvm::toString(result.takeError())
+                .find("op 'relu' (node 'n') "
+                      "has no evaluator"),
             std::string::npos);
 }
 

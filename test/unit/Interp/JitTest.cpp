@@ -138,8 +138,7 @@ TEST(Jit, UnresolvedSymbolsAreNamed) {
   ASSERT_TRUE(bool(engine));
   std::string ir = entryPoints("u", 0);
   ir = replaceAll(ir, "@tanh", "@txc_no_such_function");
-  auto program =
-      (*engine)->load(objectFromIR(ir), emptyContract("u"), "u.o");
+  auto program = (*engine)->load(objectFromIR(ir), emptyContract("u"), "u.o");
   ASSERT_FALSE(bool(program));
   std::string error = llvm::toString(program.takeError());
   EXPECT_NE(error.find("cannot load 'u.o' in process"), std::string::npos);

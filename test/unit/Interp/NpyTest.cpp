@@ -63,8 +63,7 @@ TEST(Npy, WritesNumpyHeaders) {
             std::string::npos);
   EXPECT_NE(writeNpy(Tensor(DType::Bool, {2, 2})).find("'|b1'"),
             std::string::npos);
-  EXPECT_NE(writeNpy(Tensor(DType::BF16, {})).find("'<u2'"),
-            std::string::npos);
+  EXPECT_NE(writeNpy(Tensor(DType::BF16, {})).find("'<u2'"), std::string::npos);
   EXPECT_NE(writeNpy(Tensor(DType::I8, {1, 2})).find("'shape': (1, 2)"),
             std::string::npos);
   EXPECT_NE(writeNpy(Tensor(DType::U8, {})).find("'shape': ()"),
@@ -118,7 +117,8 @@ TEST(Npy, RejectsMalformedFiles) {
       {std::string("\x93NUMPY\x01\x00", 8), "no header length"},
       {badVersion, "unsupported .npy version 4.0"},
       {truncatedLength, "truncated .npy file: the header says"},
-      {npyFile(good, data.substr(0, 7)), "need 8 data bytes, but the file has 7"},
+      {npyFile(good, data.substr(0, 7)),
+       "need 8 data bytes, but the file has 7"},
       {npyFile(good, data + "x"), "need 8 data bytes, but the file has 9"},
       {npyFile("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }",
                data),
@@ -224,8 +224,9 @@ TEST(Npy, ReadsEmptyArraysWithHugeDims) {
 TEST(Npy, ReadFileReportsMissingFiles) {
   auto t = readNpyFile("/nonexistent/dir/x.npy");
   ASSERT_FALSE(bool(t));
-  EXPECT_NE(llvm::toString(t.takeError()).find("cannot read "
-                                               "'/nonexistent/dir/x.npy'"),
+  EXPECT_NE(llvm::toString(t.takeError())
+                .find("cannot read "
+                      "'/nonexistent/dir/x.npy'"),
             std::string::npos);
 }
 

@@ -33,8 +33,8 @@ TEST(Tensor, EmptyAndScalarTensorsHaveData) {
 
 TEST(Tensor, CreateRejectsBadShapes) {
   EXPECT_FALSE(bool(Tensor::create(DType::F32, {2, -1})));
-  EXPECT_FALSE(bool(Tensor::create(DType::F32, {int64_t(1) << 40,
-                                                int64_t(1) << 40})));
+  EXPECT_FALSE(
+      bool(Tensor::create(DType::F32, {int64_t(1) << 40, int64_t(1) << 40})));
   // Element count fits, bytes overflow.
   EXPECT_FALSE(bool(Tensor::create(DType::F64, {int64_t(1) << 61})));
   EXPECT_FALSE(bool(Tensor::create(DType::F32, {1, 1, 1, 1, 1, 1, 1, 1, 1})));

@@ -1,6 +1,6 @@
 //===- ToleranceTest.cpp - Comparing outputs, choosing inputs -------------===//
-#include "txc/Testing/InputGenerator.h"
 #include "txc/Testing/Tolerance.h"
+#include "txc/Testing/InputGenerator.h"
 
 #include "txc/Analysis/Verifier.h"
 #include "txc/Frontend/ProgramReader.h"
@@ -81,9 +81,9 @@ TEST(Tolerance, NaNEqualsNaNAtTheSamePosition) {
   EXPECT_FALSE(compareTensors(floats(DType::F64, {NAN, 1}),
                               floats(DType::F64, {1, NAN}), t)
                    .match);
-  EXPECT_FALSE(compareTensors(floats(DType::F64, {NAN}),
-                              floats(DType::F64, {0}), t)
-                   .match);
+  EXPECT_FALSE(
+      compareTensors(floats(DType::F64, {NAN}), floats(DType::F64, {0}), t)
+          .match);
   EXPECT_TRUE(compareTensors(floats(DType::F64, {INFINITY, -INFINITY}),
                              floats(DType::F64, {INFINITY, -INFINITY}), t)
                   .match);
@@ -97,14 +97,14 @@ TEST(Tolerance, NaNEqualsNaNAtTheSamePosition) {
 
 TEST(Tolerance, DifferentTypesNeverMatch) {
   Tolerance t = toleranceFor(DType::F32);
-  TensorComparison shape = compareTensors(Tensor(DType::F32, {2, 1}),
-                                          Tensor(DType::F32, {2}), t);
+  TensorComparison shape =
+      compareTensors(Tensor(DType::F32, {2, 1}), Tensor(DType::F32, {2}), t);
   EXPECT_FALSE(shape.match);
   EXPECT_EQ(shape.firstMismatch,
             "the interpreter gives f32[2,1], the compiled code f32[2]");
-  EXPECT_FALSE(compareTensors(Tensor(DType::F32, {2}),
-                              Tensor(DType::I32, {2}), t)
-                   .match);
+  EXPECT_FALSE(
+      compareTensors(Tensor(DType::F32, {2}), Tensor(DType::I32, {2}), t)
+          .match);
 }
 
 struct Checked {
@@ -162,8 +162,8 @@ TEST(InputGenerator, ParsesGivenSymbolValues) {
   auto ok = parseSymbolValues(p.contract, "T=2, S=8");
   ASSERT_TRUE(bool(ok)) << llvm::toString(ok.takeError());
   EXPECT_EQ(ok->values, (std::vector<int64_t>{8, 2}));
-  for (const char *bad : {"S=6,T=1", "S=8", "S=8,T=9", "S=8,T=1,U=2",
-                          "S=x,T=1", "S=0,T=0"}) {
+  for (const char *bad :
+       {"S=6,T=1", "S=8", "S=8,T=9", "S=8,T=1,U=2", "S=x,T=1", "S=0,T=0"}) {
     auto result = parseSymbolValues(p.contract, bad);
     EXPECT_FALSE(bool(result)) << bad;
     llvm::consumeError(result.takeError());
