@@ -506,14 +506,16 @@ ReductionSpace normSpace(const NodeLowering &lowering) {
   return space;
 }
 
-/// rsqrt(sum / count + eps) on the reduced shape: the reciprocal standard
-/// deviation of the norms.
+/// 1 / sqrt(sum / count + eps) on the reduced shape: the reciprocal
+/// standard deviation of the norms. (math.rsqrt has no scalar lowering to
+/// LLVM in MLIR 19; 1/sqrt is also what PyTorch computes.)
 Value reciprocalDeviation(MLIRGen &gen, Location at,
                           const ReductionSpace &space, Value sum,
                           DType accDType, double eps) {
   Type accType = gen.elementType(accDType);
   Value count = reducedCount(gen, at, space, accType);
   Value epsValue = gen.scalar(accDType, eps, at);
+  Value one = gen.scalar(accDType, 1, at);
   TensorType reduced = space.reduced(accDType);
   return buildMap(
       gen, at, reduced, sum,
@@ -521,7 +523,8 @@ Value reciprocalDeviation(MLIRGen &gen, Location at,
       [&](OpBuilder &b, Location l, ValueRange args) {
         Value mean = b.create<arith::DivFOp>(l, args[0], count);
         Value shifted = b.create<arith::AddFOp>(l, mean, epsValue);
-        return b.create<math::RsqrtOp>(l, shifted);
+        Value deviation = b.create<math::SqrtOp>(l, shifted);
+        return b.create<arith::DivFOp>(l, one, deviation);
       });
 }
 
