@@ -510,10 +510,8 @@ ReductionSpace normSpace(const NodeLowering &lowering) {
 /// standard deviation of the norms. (math.rsqrt has no scalar lowering to
 /// LLVM in MLIR 19; 1/sqrt is also what PyTorch computes.)
 Value reciprocalDeviation(MLIRGen &gen, Location at,
-                          const ReductionSpace &space, Value sum,
+                          const ReductionSpace &space, Value sum, Value count,
                           DType accDType, double eps) {
-  Type accType = gen.elementType(accDType);
-  Value count = reducedCount(gen, at, space, accType);
   Value epsValue = gen.scalar(accDType, eps, at);
   Value one = gen.scalar(accDType, 1, at);
   TensorType reduced = space.reduced(accDType);
@@ -564,7 +562,8 @@ FailureOr<SmallVector<Value>> lowerLayerNorm(MLIRGen &gen,
         return addValues(b, l, args[2], mulValues(b, l, d, d));
       });
   double eps = getFloatAttr(lowering.node, "eps", 1e-5);
-  Value rstd = reciprocalDeviation(gen, at, space, squares, accDType, eps);
+  Value rstd =
+      reciprocalDeviation(gen, at, space, squares, count, accDType, eps);
 
   SmallVector<Value> inputs{x, mean, rstd};
   SmallVector<AffineMap> maps{full, reduced, reduced};
@@ -617,7 +616,9 @@ FailureOr<SmallVector<Value>> lowerRmsNorm(MLIRGen &gen,
       });
   double eps =
       getFloatAttr(lowering.node, "eps", defaultRmsEps(accDType));
-  Value rstd = reciprocalDeviation(gen, at, space, squares, accDType, eps);
+  Value count = reducedCount(gen, at, space, accType);
+  Value rstd =
+      reciprocalDeviation(gen, at, space, squares, count, accDType, eps);
 
   SmallVector<Value> inputs{x, rstd};
   SmallVector<AffineMap> maps{full, reduced};
