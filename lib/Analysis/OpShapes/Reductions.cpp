@@ -34,13 +34,14 @@ std::string validRange(unsigned rank) {
 /// Normalizes one axis of the operand; records a problem at `loc` when it is
 /// out of range.
 std::optional<unsigned> readAxis(InferenceContext &ctx, int64_t axis,
-                                 const Loc &loc) {
+                                 const Loc &loc, bool isDefault = false) {
   const TensorType &x = ctx.operands[0];
   if (auto normalized = normalizeAxis(axis, x.rank()))
     return normalized;
   ctx.fail(loc, "bad-axis",
-           "axis " + std::to_string(axis) + " of '" + ctx.opName() +
-               "' node '" + ctx.node.name +
+           (isDefault ? "the default axis " : "axis ") +
+               std::to_string(axis) + " of '" + ctx.opName() + "' node '" +
+               ctx.node.name +
                "' is out of range for its operand of rank " +
                std::to_string(x.rank()) + " (shape " + ctx.str(x.shape) +
                ")" +
@@ -110,15 +111,18 @@ bool requireNonEmpty(InferenceContext &ctx, llvm::ArrayRef<unsigned> axes) {
     if (bounds.min >= 1)
       continue;
     std::vector<std::string> notes;
-    if (!shape[axis].isConstant())
-      notes.push_back("declare the symbols of " + ctx.str(shape[axis]) +
-                      " with a minimum that makes it at least 1");
+    if (auto id = shape[axis].getSingleSymbol())
+      notes.push_back("symbol '" + ctx.program.symbols[*id].name +
+                      "' is declared with min " +
+                      std::to_string(ctx.program.symbols[*id].min) +
+                      "; declare \"min\": 1 if the dimension is never empty");
+    bool isConstant = shape[axis].isConstant();
     ctx.fail(ctx.node.loc, "empty-reduction",
              "'" + ctx.opName() + "' node '" + ctx.node.name +
                  "' reduces dimension " + std::to_string(axis) + " (" +
                  ctx.str(shape[axis]) + ") of shape " + ctx.str(shape) +
-                 ", which can be 0; '" + ctx.opName() +
-                 "' of zero elements has no value",
+                 (isConstant ? ", which is 0" : ", which can be 0") + "; '" +
+                 ctx.opName() + "' of zero elements has no value",
              std::move(notes));
     return false;
   }
@@ -172,7 +176,8 @@ std::vector<TensorType> inferArgReduce(InferenceContext &ctx) {
 /// softmax/log_softmax: same type as the operand, along `axis` (default -1).
 std::vector<TensorType> inferSoftmax(InferenceContext &ctx) {
   if (!ctx.requireDType(0, isFloat, "a floating-point dtype") ||
-      !readAxis(ctx, getIntAttr(ctx.node, "axis", -1), ctx.attrLoc("axis")))
+      !readAxis(ctx, getIntAttr(ctx.node, "axis", -1), ctx.attrLoc("axis"),
+                !hasAttr(ctx.node, "axis")))
     return {};
   return {ctx.operands[0]};
 }
