@@ -15,6 +15,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/Timing.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Path.h"
@@ -148,7 +149,36 @@ static std::string printLLVMModule(const llvm::Module &module) {
   return text;
 }
 
+/// Reports two outputs given the same path: one would overwrite the other.
+static bool checkDistinctOutputs(const CompileOptions &options,
+                                 DiagnosticEngine &diags) {
+  const std::pair<const char *, const std::string *> outputs[] = {
+      {"-o", &options.outputPath},
+      {"--header", &options.headerPath},
+      {"--manifest", &options.manifestPath}};
+  auto normalized = [](const std::string &path) {
+    llvm::SmallString<256> text(path);
+    llvm::sys::path::remove_dots(text, /*remove_dot_dot=*/true);
+    return std::string(text);
+  };
+  for (size_t i = 0; i < std::size(outputs); ++i)
+    for (size_t j = i + 1; j < std::size(outputs); ++j) {
+      const std::string &a = *outputs[i].second, &b = *outputs[j].second;
+      if (a.empty() || b.empty() || a == "-" || b == "-" ||
+          normalized(a) != normalized(b))
+        continue;
+      diags.error(DiagCategory::Usage, "usage", "", Loc(),
+                  std::string(outputs[i].first) + " and " + outputs[j].first +
+                      " name the same file '" + b +
+                      "'; each output needs its own path");
+      return false;
+    }
+  return true;
+}
+
 int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
+  if (!checkDistinctOutputs(options, diags))
+    return diags.exitCode();
   mlir::DefaultTimingManager timing;
   timing.setEnabled(options.timeReport);
   mlir::TimingScope root = timing.getRootScope();

@@ -82,9 +82,10 @@ llvm::Expected<TargetSpec> txc::resolveTargetSpec(llvm::StringRef triple,
                         ? features.str()
                         : spec.features + "," + features.str();
   // Reject CPU names the target does not know instead of silently falling
-  // back to a generic model.
+  // back to a generic model. The probe is created for the default CPU: one
+  // created for an unknown CPU prints LLVM's own warning on stderr.
   const llvm::MCSubtargetInfo *probe =
-      target->createMCSubtargetInfo(spec.triple, spec.cpu, "");
+      target->createMCSubtargetInfo(spec.triple, "", "");
   bool knownCPU = probe && probe->isCPUStringValid(spec.cpu);
   delete probe;
   if (!knownCPU)
