@@ -116,8 +116,8 @@ bool requireShape(InferenceContext &ctx, size_t i, const Shape &expected,
         notes = ctx.explainDimMismatch(shape[d], expected[d]);
   ctx.fail(ctx.operandLoc(i), "shape-mismatch",
            "the " + what.str() + " of '" + ctx.opName() + "' node '" +
-               ctx.node.name + "' has shape " + ctx.str(shape) +
-               "; expected " + ctx.str(expected),
+               ctx.node.name + "' has shape " + ctx.str(shape) + "; expected " +
+               ctx.str(expected),
            std::move(notes));
   return false;
 }
@@ -134,8 +134,8 @@ std::vector<TensorType> inferLinear(InferenceContext &ctx) {
                   "the contracted dimensions (x[-1] and weight[1])");
     return {};
   }
-  if (ctx.operands.size() == 3 && !requireShape(ctx, 2, {weight.shape[0]},
-                                                "bias (operand 2)"))
+  if (ctx.operands.size() == 3 &&
+      !requireShape(ctx, 2, {weight.shape[0]}, "bias (operand 2)"))
     return {};
   Shape result = leadingDims(x.shape, 1);
   result.push_back(weight.shape[0]);

@@ -39,12 +39,10 @@ std::optional<unsigned> readAxis(InferenceContext &ctx, int64_t axis,
   if (auto normalized = normalizeAxis(axis, x.rank()))
     return normalized;
   ctx.fail(loc, "bad-axis",
-           (isDefault ? "the default axis " : "axis ") +
-               std::to_string(axis) + " of '" + ctx.opName() + "' node '" +
-               ctx.node.name +
+           (isDefault ? "the default axis " : "axis ") + std::to_string(axis) +
+               " of '" + ctx.opName() + "' node '" + ctx.node.name +
                "' is out of range for its operand of rank " +
-               std::to_string(x.rank()) + " (shape " + ctx.str(x.shape) +
-               ")" +
+               std::to_string(x.rank()) + " (shape " + ctx.str(x.shape) + ")" +
                (x.rank() ? "; it must be in " + validRange(x.rank())
                          : std::string("; a rank-0 operand has no axes")));
   return std::nullopt;
@@ -141,8 +139,8 @@ std::vector<TensorType> inferReduce(InferenceContext &ctx) {
   auto axes = readAxes(ctx);
   if (!axes)
     return {};
-  bool isMinMax = ctx.node.kind == OpKind::ReduceMax ||
-                  ctx.node.kind == OpKind::ReduceMin;
+  bool isMinMax =
+      ctx.node.kind == OpKind::ReduceMax || ctx.node.kind == OpKind::ReduceMin;
   if (isMinMax && !requireNonEmpty(ctx, *axes))
     return {};
   bool keepDims = getBoolAttr(ctx.node, "keepdims", false);
@@ -158,8 +156,8 @@ std::vector<TensorType> inferArgReduce(InferenceContext &ctx) {
   const Shape &shape = ctx.operands[0].shape;
   std::vector<unsigned> axes;
   if (hasAttr(ctx.node, "axis")) {
-    auto axis = readAxis(ctx, getIntAttr(ctx.node, "axis", 0),
-                         ctx.attrLoc("axis"));
+    auto axis =
+        readAxis(ctx, getIntAttr(ctx.node, "axis", 0), ctx.attrLoc("axis"));
     if (!axis)
       return {};
     axes.push_back(*axis);
@@ -209,12 +207,11 @@ std::vector<TensorType> inferNorm(InferenceContext &ctx) {
     if (shape == normalized)
       continue;
     ctx.fail(ctx.operandLoc(i), "shape-mismatch",
-             "the " + std::string(names[i]) + " (operand " +
-                 std::to_string(i) + ") of '" + ctx.opName() + "' node '" +
-                 ctx.node.name + "' has shape " + ctx.str(shape) +
-                 "; expected " + ctx.str(normalized) +
-                 ", the normalized (last " + std::to_string(ndim) +
-                 ") dimensions of " + ctx.str(x.shape));
+             "the " + std::string(names[i]) + " (operand " + std::to_string(i) +
+                 ") of '" + ctx.opName() + "' node '" + ctx.node.name +
+                 "' has shape " + ctx.str(shape) + "; expected " +
+                 ctx.str(normalized) + ", the normalized (last " +
+                 std::to_string(ndim) + ") dimensions of " + ctx.str(x.shape));
     return {};
   }
   if (hasAttr(ctx.node, "eps") && !(getFloatAttr(ctx.node, "eps", 0) >= 0)) {

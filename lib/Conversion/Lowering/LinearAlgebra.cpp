@@ -69,16 +69,16 @@ Value buildNamed(MLIRGen &gen, Location at, Value lhs, Value rhs, Value init) {
 /// Maps the batch dims `operand` (a suffix-aligned prefix of the result's
 /// batch dims `batch`) into loops 0..batch.size()-1; a static 1 broadcast
 /// against a larger dim reads index 0.
-SmallVector<AffineExpr> batchExprs(MLIRGen &gen, llvm::ArrayRef<ShapeExpr> operand,
+SmallVector<AffineExpr> batchExprs(MLIRGen &gen,
+                                   llvm::ArrayRef<ShapeExpr> operand,
                                    llvm::ArrayRef<ShapeExpr> batch) {
   size_t offset = batch.size() - operand.size();
   SmallVector<AffineExpr> exprs;
   for (size_t i = 0; i < operand.size(); ++i) {
-    bool stretched = operand[i].getConstant() == 1 &&
-                     batch[offset + i].getConstant() != 1;
-    exprs.push_back(stretched
-                        ? gen.builder().getAffineConstantExpr(0)
-                        : gen.builder().getAffineDimExpr(offset + i));
+    bool stretched =
+        operand[i].getConstant() == 1 && batch[offset + i].getConstant() != 1;
+    exprs.push_back(stretched ? gen.builder().getAffineConstantExpr(0)
+                              : gen.builder().getAffineDimExpr(offset + i));
   }
   return exprs;
 }
@@ -115,11 +115,10 @@ Value roundToResult(MLIRGen &gen, Location at, Value acc,
   if (accType.dtype == result.dtype)
     return acc;
   Type element = gen.elementType(result.dtype);
-  return gen.buildElementwise(
-      at, result, {acc}, {accType},
-      [&](OpBuilder &b, Location l, ValueRange args) {
-        return convertFloat(b, l, args[0], element);
-      });
+  return gen.buildElementwise(at, result, {acc}, {accType},
+                              [&](OpBuilder &b, Location l, ValueRange args) {
+                                return convertFloat(b, l, args[0], element);
+                              });
 }
 
 FailureOr<SmallVector<Value>> lowerMatMul(MLIRGen &gen,
@@ -241,20 +240,21 @@ FailureOr<SmallVector<Value>> lowerGemm(MLIRGen &gen,
       hasC && beta != 1.0 ? gen.scalar(accType.dtype, beta, at) : Value();
   Type accElement = gen.elementType(accType.dtype);
   Type resultElement = gen.elementType(result.dtype);
-  Value y = gen.buildElementwise(
-      at, result, operands, operandTypes,
-      [&](OpBuilder &b, Location l, ValueRange args) {
-        Value value = args[0];
-        if (alphaValue)
-          value = mulValues(b, l, alphaValue, value);
-        if (hasC) {
-          Value c = convertFloat(b, l, args[1], accElement);
-          if (betaValue)
-            c = mulValues(b, l, betaValue, c);
-          value = addValues(b, l, value, c);
-        }
-        return convertFloat(b, l, value, resultElement);
-      });
+  Value y =
+      gen.buildElementwise(at, result, operands, operandTypes,
+                           [&](OpBuilder &b, Location l, ValueRange args) {
+                             Value value = args[0];
+                             if (alphaValue)
+                               value = mulValues(b, l, alphaValue, value);
+                             if (hasC) {
+                               Value c =
+                                   convertFloat(b, l, args[1], accElement);
+                               if (betaValue)
+                                 c = mulValues(b, l, betaValue, c);
+                               value = addValues(b, l, value, c);
+                             }
+                             return convertFloat(b, l, value, resultElement);
+                           });
   return SmallVector<Value>{y};
 }
 

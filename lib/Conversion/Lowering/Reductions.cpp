@@ -27,8 +27,8 @@ namespace txc {
 
 namespace {
 
-using BodyFn = llvm::function_ref<SmallVector<Value>(OpBuilder &, Location,
-                                                     ValueRange)>;
+using BodyFn =
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
 
 /// The iteration space of a reduction: the operand's dims, of which `axes`
 /// (sorted) are reduced.
@@ -120,25 +120,22 @@ SmallVector<Value> buildReduction(MLIRGen &gen, Location at,
 }
 
 /// One reduction with one accumulator.
-Value buildReduction(MLIRGen &gen, Location at, const ReductionSpace &space,
-                     ValueRange inputs, ArrayRef<AffineMap> maps, Value init,
-                     DType accDType,
-                     llvm::function_ref<Value(OpBuilder &, Location,
-                                              ValueRange)>
-                         combine) {
-  return buildReduction(
-      gen, at, space, inputs, maps, {{init, accDType}},
-      [&](OpBuilder &b, Location l, ValueRange args) {
-        return SmallVector<Value>{combine(b, l, args)};
-      })[0];
+Value buildReduction(
+    MLIRGen &gen, Location at, const ReductionSpace &space, ValueRange inputs,
+    ArrayRef<AffineMap> maps, Value init, DType accDType,
+    llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> combine) {
+  return buildReduction(gen, at, space, inputs, maps, {{init, accDType}},
+                        [&](OpBuilder &b, Location l, ValueRange args) {
+                          return SmallVector<Value>{combine(b, l, args)};
+                        })[0];
 }
 
 /// A parallel linalg.generic producing `resultType`, whose iteration space
 /// is the result's; each input is read through its map.
-Value buildMap(MLIRGen &gen, Location at, const TensorType &resultType,
-               ValueRange inputs, ArrayRef<AffineMap> maps,
-               llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>
-                   body) {
+Value buildMap(
+    MLIRGen &gen, Location at, const TensorType &resultType, ValueRange inputs,
+    ArrayRef<AffineMap> maps,
+    llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
   SmallVector<AffineMap> allMaps(maps);
   allMaps.push_back(
       AffineMap::getMultiDimIdentityMap(resultType.rank(), &gen.context()));
@@ -179,8 +176,8 @@ Value expandReducedDims(MLIRGen &gen, Location at, Value value,
     else
       sizes.push_back(gen.dimValue(dim, at));
   }
-  return gen.builder().create<tensor::ExpandShapeOp>(
-      at, gen.tensorType(kept), value, groups, sizes);
+  return gen.builder().create<tensor::ExpandShapeOp>(at, gen.tensorType(kept),
+                                                     value, groups, sizes);
 }
 
 /// The number of elements reduced into each result element, as a float of
@@ -193,8 +190,8 @@ Value reducedCount(MLIRGen &gen, Location at, const ReductionSpace &space,
     count = *ShapeExpr::mul(count, space.full.shape[axis]);
   if (auto constant = count.getConstant())
     return b.create<arith::ConstantOp>(at, b.getFloatAttr(type, *constant));
-  Value size = b.create<arith::IndexCastOp>(at, b.getI64Type(),
-                                            gen.dimValue(count, at));
+  Value size =
+      b.create<arith::IndexCastOp>(at, b.getI64Type(), gen.dimValue(count, at));
   return b.create<arith::SIToFPOp>(at, type, size);
 }
 
@@ -210,19 +207,18 @@ Value identityValue(OpBuilder &b, Location at, Type type, DType dtype,
   bool isMin = kind == OpKind::ReduceMin || kind == OpKind::ArgMin;
   if (!isMax && !isMin) {
     bool one = kind == OpKind::ReduceProd;
-    return b.create<arith::ConstantOp>(
-        at, one ? b.getOneAttr(type) : b.getZeroAttr(type));
+    return b.create<arith::ConstantOp>(at, one ? b.getOneAttr(type)
+                                               : b.getZeroAttr(type));
   }
   if (auto floatType = dyn_cast<FloatType>(type))
     return b.create<arith::ConstantOp>(
         at, b.getFloatAttr(type, APFloat::getInf(floatType.getFloatSemantics(),
                                                  /*Negative=*/isMax)));
   unsigned width = type.getIntOrFloatBitWidth();
-  APInt value = dtype == DType::U8
-                    ? (isMax ? APInt::getMinValue(width)
-                             : APInt::getMaxValue(width))
-                    : (isMax ? APInt::getSignedMinValue(width)
-                             : APInt::getSignedMaxValue(width));
+  APInt value = dtype == DType::U8 ? (isMax ? APInt::getMinValue(width)
+                                            : APInt::getMaxValue(width))
+                                   : (isMax ? APInt::getSignedMinValue(width)
+                                            : APInt::getSignedMaxValue(width));
   return b.create<arith::ConstantOp>(at, b.getIntegerAttr(type, value));
 }
 
@@ -293,8 +289,8 @@ FailureOr<SmallVector<Value>> lowerReduce(MLIRGen &gen,
                       });
   }
   if (getBoolAttr(node, "keepdims", false))
-    result = expandReducedDims(gen, at, result, lowering.resultType(),
-                               space.axes);
+    result =
+        expandReducedDims(gen, at, result, lowering.resultType(), space.axes);
   return SmallVector<Value>{result};
 }
 
@@ -306,13 +302,15 @@ FailureOr<SmallVector<Value>> lowerReduce(MLIRGen &gen,
 /// is total and independent of the visiting order: a larger (argmax) or
 /// smaller (argmin) value wins, equal values go to the lower index, and NaN
 /// beats every number (like PyTorch, for both argmax and argmin).
-Value takesOver(OpBuilder &b, Location at, bool isMax, bool isUnsigned,
-                Value x, Value j, Value v, Value i) {
-  Value lowerIndex = b.create<arith::CmpIOp>(at, arith::CmpIPredicate::slt, j, i);
+Value takesOver(OpBuilder &b, Location at, bool isMax, bool isUnsigned, Value x,
+                Value j, Value v, Value i) {
+  Value lowerIndex =
+      b.create<arith::CmpIOp>(at, arith::CmpIPredicate::slt, j, i);
   if (!isFloatValue(x)) {
     arith::CmpIPredicate better =
-        isUnsigned ? (isMax ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::ult)
-                   : (isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt);
+        isUnsigned
+            ? (isMax ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::ult)
+            : (isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt);
     Value wins = b.create<arith::CmpIOp>(at, better, x, v);
     Value ties = b.create<arith::AndIOp>(
         at, b.create<arith::CmpIOp>(at, arith::CmpIPredicate::eq, x, v),
@@ -364,14 +362,15 @@ FailureOr<SmallVector<Value>> lowerArgReduce(MLIRGen &gen,
   OpBuilder &builder = gen.builder();
   bool isMax = node.kind == OpKind::ArgMax;
   if (type.rank() == 0) // the only element
-    return SmallVector<Value>{filledTensor(
-        gen, result, gen.scalar(DType::I64, 0, at), at)};
+    return SmallVector<Value>{
+        filledTensor(gen, result, gen.scalar(DType::I64, 0, at), at)};
 
   Value input = lowering.operands[0];
   ReductionSpace space{type, {}};
   SmallVector<unsigned> keptAxes;
   if (hasAttr(node, "axis")) {
-    space.axes.push_back(*normalizeAxis(getIntAttr(node, "axis", 0), type.rank()));
+    space.axes.push_back(
+        *normalizeAxis(getIntAttr(node, "axis", 0), type.rank()));
     keptAxes = space.axes;
   } else {
     std::tie(input, space.full) = flatten(gen, at, input, type);
@@ -409,8 +408,8 @@ FailureOr<SmallVector<Value>> lowerArgReduce(MLIRGen &gen,
 Value reduceMax(MLIRGen &gen, Location at, const ReductionSpace &space,
                 Value input, DType accDType) {
   Type accType = gen.elementType(accDType);
-  Value init = identityValue(gen.builder(), at, accType, accDType,
-                             OpKind::ReduceMax);
+  Value init =
+      identityValue(gen.builder(), at, accType, accDType, OpKind::ReduceMax);
   return buildReduction(gen, at, space, input, space.identityMap(gen.context()),
                         init, accDType,
                         [&](OpBuilder &b, Location l, ValueRange args) {
@@ -425,8 +424,8 @@ FailureOr<SmallVector<Value>> lowerSoftmax(MLIRGen &gen,
   const TensorType &type = lowering.operandTypes[0];
   Location at = lowering.loc;
   MLIRContext &ctx = gen.context();
-  unsigned axis = *normalizeAxis(getIntAttr(lowering.node, "axis", -1),
-                                 type.rank());
+  unsigned axis =
+      *normalizeAxis(getIntAttr(lowering.node, "axis", -1), type.rank());
   ReductionSpace space{type, {axis}};
   DType accDType = accumulatorDType(type.dtype);
   Type accType = gen.elementType(accDType);
@@ -434,14 +433,13 @@ FailureOr<SmallVector<Value>> lowerSoftmax(MLIRGen &gen,
   AffineMap full = space.identityMap(ctx), reduced = space.reducedMap(ctx);
 
   Value max = reduceMax(gen, at, space, x, accDType);
-  Value exps = buildMap(gen, at, TensorType{accDType, type.shape}, {x, max},
-                        {full, reduced},
-                        [&](OpBuilder &b, Location l, ValueRange args) {
-                          Value value = convertFloat(b, l, args[0], accType);
-                          Value shifted =
-                              b.create<arith::SubFOp>(l, value, args[1]);
-                          return b.create<math::ExpOp>(l, shifted);
-                        });
+  Value exps =
+      buildMap(gen, at, TensorType{accDType, type.shape}, {x, max},
+               {full, reduced}, [&](OpBuilder &b, Location l, ValueRange args) {
+                 Value value = convertFloat(b, l, args[0], accType);
+                 Value shifted = b.create<arith::SubFOp>(l, value, args[1]);
+                 return b.create<math::ExpOp>(l, shifted);
+               });
   Value zero = gen.scalar(accDType, 0, at);
   Value sum = buildReduction(gen, at, space, exps, full, zero, accDType,
                              [&](OpBuilder &b, Location l, ValueRange args) {
@@ -462,8 +460,8 @@ FailureOr<SmallVector<Value>> lowerLogSoftmax(MLIRGen &gen,
   const TensorType &type = lowering.operandTypes[0];
   Location at = lowering.loc;
   MLIRContext &ctx = gen.context();
-  unsigned axis = *normalizeAxis(getIntAttr(lowering.node, "axis", -1),
-                                 type.rank());
+  unsigned axis =
+      *normalizeAxis(getIntAttr(lowering.node, "axis", -1), type.rank());
   ReductionSpace space{type, {axis}};
   DType accDType = accumulatorDType(type.dtype);
   Type accType = gen.elementType(accDType);
@@ -548,19 +546,19 @@ FailureOr<SmallVector<Value>> lowerLayerNorm(MLIRGen &gen,
                              });
   Value count = reducedCount(gen, at, space, accType);
   TensorType reducedType = space.reduced(accDType);
-  Value mean = buildMap(
-      gen, at, reducedType, sum,
-      AffineMap::getMultiDimIdentityMap(reducedType.rank(), &ctx),
-      [&](OpBuilder &b, Location l, ValueRange args) {
-        return b.create<arith::DivFOp>(l, args[0], count);
-      });
-  Value squares = buildReduction(
-      gen, at, space, {x, mean}, {full, reduced}, zero, accDType,
-      [&](OpBuilder &b, Location l, ValueRange args) {
-        Value v = convertFloat(b, l, args[0], accType);
-        Value d = b.create<arith::SubFOp>(l, v, args[1]);
-        return addValues(b, l, args[2], mulValues(b, l, d, d));
-      });
+  Value mean =
+      buildMap(gen, at, reducedType, sum,
+               AffineMap::getMultiDimIdentityMap(reducedType.rank(), &ctx),
+               [&](OpBuilder &b, Location l, ValueRange args) {
+                 return b.create<arith::DivFOp>(l, args[0], count);
+               });
+  Value squares =
+      buildReduction(gen, at, space, {x, mean}, {full, reduced}, zero, accDType,
+                     [&](OpBuilder &b, Location l, ValueRange args) {
+                       Value v = convertFloat(b, l, args[0], accType);
+                       Value d = b.create<arith::SubFOp>(l, v, args[1]);
+                       return addValues(b, l, args[2], mulValues(b, l, d, d));
+                     });
   double eps = getFloatAttr(lowering.node, "eps", 1e-5);
   Value rstd =
       reciprocalDeviation(gen, at, space, squares, count, accDType, eps);
@@ -572,19 +570,18 @@ FailureOr<SmallVector<Value>> lowerLayerNorm(MLIRGen &gen,
     maps.push_back(space.trailingMap(ctx, space.axes.size()));
   }
   Type element = gen.elementType(type.dtype);
-  Value y = buildMap(gen, at, type, inputs, maps,
-                     [&](OpBuilder &b, Location l, ValueRange args) {
-                       Value v = convertFloat(b, l, args[0], accType);
-                       Value d = b.create<arith::SubFOp>(l, v, args[1]);
-                       Value r = mulValues(b, l, d, args[2]);
-                       if (args.size() > 3)
-                         r = mulValues(b, l, r,
-                                       convertFloat(b, l, args[3], accType));
-                       if (args.size() > 4)
-                         r = addValues(b, l, r,
-                                       convertFloat(b, l, args[4], accType));
-                       return convertFloat(b, l, r, element);
-                     });
+  Value y =
+      buildMap(gen, at, type, inputs, maps,
+               [&](OpBuilder &b, Location l, ValueRange args) {
+                 Value v = convertFloat(b, l, args[0], accType);
+                 Value d = b.create<arith::SubFOp>(l, v, args[1]);
+                 Value r = mulValues(b, l, d, args[2]);
+                 if (args.size() > 3)
+                   r = mulValues(b, l, r, convertFloat(b, l, args[3], accType));
+                 if (args.size() > 4)
+                   r = addValues(b, l, r, convertFloat(b, l, args[4], accType));
+                 return convertFloat(b, l, r, element);
+               });
   return SmallVector<Value>{y};
 }
 
@@ -608,14 +605,13 @@ FailureOr<SmallVector<Value>> lowerRmsNorm(MLIRGen &gen,
   AffineMap full = space.identityMap(ctx), reduced = space.reducedMap(ctx);
   Value zero = gen.scalar(accDType, 0, at);
 
-  Value squares = buildReduction(
-      gen, at, space, x, full, zero, accDType,
-      [&](OpBuilder &b, Location l, ValueRange args) {
-        Value v = convertFloat(b, l, args[0], accType);
-        return addValues(b, l, args[1], mulValues(b, l, v, v));
-      });
-  double eps =
-      getFloatAttr(lowering.node, "eps", defaultRmsEps(accDType));
+  Value squares =
+      buildReduction(gen, at, space, x, full, zero, accDType,
+                     [&](OpBuilder &b, Location l, ValueRange args) {
+                       Value v = convertFloat(b, l, args[0], accType);
+                       return addValues(b, l, args[1], mulValues(b, l, v, v));
+                     });
+  double eps = getFloatAttr(lowering.node, "eps", defaultRmsEps(accDType));
   Value count = reducedCount(gen, at, space, accType);
   Value rstd =
       reciprocalDeviation(gen, at, space, squares, count, accDType, eps);
@@ -627,15 +623,15 @@ FailureOr<SmallVector<Value>> lowerRmsNorm(MLIRGen &gen,
     maps.push_back(space.trailingMap(ctx, space.axes.size()));
   }
   Type element = gen.elementType(type.dtype);
-  Value y = buildMap(gen, at, type, inputs, maps,
-                     [&](OpBuilder &b, Location l, ValueRange args) {
-                       Value v = convertFloat(b, l, args[0], accType);
-                       Value r = mulValues(b, l, v, args[1]);
-                       if (args.size() > 2)
-                         r = mulValues(b, l, r,
-                                       convertFloat(b, l, args[2], accType));
-                       return convertFloat(b, l, r, element);
-                     });
+  Value y =
+      buildMap(gen, at, type, inputs, maps,
+               [&](OpBuilder &b, Location l, ValueRange args) {
+                 Value v = convertFloat(b, l, args[0], accType);
+                 Value r = mulValues(b, l, v, args[1]);
+                 if (args.size() > 2)
+                   r = mulValues(b, l, r, convertFloat(b, l, args[2], accType));
+                 return convertFloat(b, l, r, element);
+               });
   return SmallVector<Value>{y};
 }
 
