@@ -288,7 +288,8 @@ FailureOr<SmallVector<Value>> lowerReduce(MLIRGen &gen,
                         return convertFloat(b, l, value, element);
                       });
   }
-  if (getBoolAttr(node, "keepdims", false))
+  // A rank-0 operand has no axes to keep.
+  if (getBoolAttr(node, "keepdims", false) && !space.axes.empty())
     result =
         expandReducedDims(gen, at, result, lowering.resultType(), space.axes);
   return SmallVector<Value>{result};
