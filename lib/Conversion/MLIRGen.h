@@ -53,6 +53,7 @@ private:
 void registerElementwiseLowerings(LoweringTable &table);
 void registerLinearAlgebraLowerings(LoweringTable &table);
 void registerShapeOpLowerings(LoweringTable &table);
+void registerReductionLowerings(LoweringTable &table);
 void registerConvolutionLowerings(LoweringTable &table);
 void registerControlFlowLowerings(LoweringTable &table);
 

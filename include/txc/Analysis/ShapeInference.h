@@ -91,6 +91,7 @@ private:
 void registerElementwiseShapeRules(ShapeRuleTable &table);
 void registerLinearAlgebraShapeRules(ShapeRuleTable &table);
 void registerShapeOpShapeRules(ShapeRuleTable &table);
+void registerReductionShapeRules(ShapeRuleTable &table);
 void registerConvolutionShapeRules(ShapeRuleTable &table);
 void registerControlFlowShapeRules(ShapeRuleTable &table);
 
