@@ -104,6 +104,8 @@ const OpEvaluatorTable &OpEvaluatorTable::builtin() {
     registerElementwiseOps(t);
     registerLinearAlgebraOps(t);
     registerShapeOps(t);
+    registerConvolutionOps(t);
+    registerControlFlowOps(t);
     return t;
   }();
   return table;

@@ -129,6 +129,8 @@ private:
 void registerElementwiseOps(OpEvaluatorTable &table);
 void registerLinearAlgebraOps(OpEvaluatorTable &table);
 void registerShapeOps(OpEvaluatorTable &table);
+void registerConvolutionOps(OpEvaluatorTable &table);
+void registerControlFlowOps(OpEvaluatorTable &table);
 
 /// Helper for evaluators with one result.
 inline llvm::Expected<std::vector<Tensor>> singleResult(Tensor tensor) {
