@@ -16,7 +16,9 @@
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
@@ -66,6 +68,21 @@ void addBufferizationPasses(OpPassManager &pm, const PipelineOptions &options) {
   bufferization.bufferizeFunctionBoundaries = true;
   bufferization.setFunctionBoundaryTypeConversion(
       bufferization::LayoutMapOption::IdentityLayoutMap);
+  // memref.copy between strided views (slices) lowers to a call of MLIR's
+  // runtime function memrefCopy, which the object must not need: such
+  // copies become linalg.copy (plain loops). Contiguous copies stay memcpy.
+  bufferization.memCpyFn = [](OpBuilder &b, Location loc, Value from,
+                              Value to) {
+    auto contiguous = [](Value v) {
+      auto type = dyn_cast<MemRefType>(v.getType());
+      return type && type.getLayout().isIdentity();
+    };
+    if (contiguous(from) && contiguous(to))
+      b.create<memref::CopyOp>(loc, from, to);
+    else
+      b.create<linalg::CopyOp>(loc, from, to);
+    return success();
+  };
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
   pm.addPass(createCanonicalizerPass());
