@@ -53,6 +53,7 @@ private:
 void registerElementwiseLowerings(LoweringTable &table);
 void registerLinearAlgebraLowerings(LoweringTable &table);
 void registerShapeOpLowerings(LoweringTable &table);
+void registerIndexingLowerings(LoweringTable &table);
 
 /// True when `kind` has a lowering (every registered op must).
 bool hasLowering(OpKind kind);
@@ -68,6 +69,11 @@ public:
   mlir::OpBuilder &builder() { return b; }
   mlir::MLIRContext &context() { return ctx; }
   const Program &program() const { return prog; }
+  const Contract &getContract() const { return contract; }
+  /// The kernel's last argument when the contract has data-dependent guards:
+  /// memref<2xi64> holding the id of the first such guard that failed (the
+  /// caller sets -1) and the offending value. Null otherwise.
+  mlir::Value statusBuffer() const { return statusArg; }
 
   mlir::Location loc(const Loc &at, llvm::StringRef name = {});
   mlir::Type elementType(DType dtype);
@@ -117,6 +123,7 @@ private:
   const Contract &contract;
   std::vector<llvm::StringMap<ScopedValue>> scopes;
   llvm::SmallVector<mlir::Value> symbolArgs;
+  mlir::Value statusArg;
   std::map<ShapeExpr, mlir::Value> dimCache;
 };
 

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Verifier.h"
 
@@ -30,6 +31,7 @@ static const LoweringTable &lowerings() {
     registerElementwiseLowerings(t);
     registerLinearAlgebraLowerings(t);
     registerShapeOpLowerings(t);
+    registerIndexingLowerings(t);
     return t;
   }();
   return table;
@@ -268,6 +270,11 @@ OwningOpRef<ModuleOp> MLIRGen::run() {
     argTypes.push_back(tensorType(output.type));
     resultTypes.push_back(tensorType(output.type));
   }
+  bool hasStatus = llvm::any_of(contract.guards, [](const Guard &g) {
+    return isDataDependent(g.kind);
+  });
+  if (hasStatus)
+    argTypes.push_back(MemRefType::get({2}, b.getI64Type()));
   auto function = b.create<func::FuncOp>(
       loc(prog.nameLoc), kernelFunctionName(contract),
       b.getFunctionType(argTypes, resultTypes));
@@ -282,6 +289,8 @@ OwningOpRef<ModuleOp> MLIRGen::run() {
   b.setInsertionPointToStart(entry);
   for (size_t i = 0; i < numSymbols; ++i)
     symbolArgs.push_back(entry->getArgument(i));
+  if (hasStatus)
+    statusArg = entry->getArguments().back();
   scopes.emplace_back();
   for (size_t i = 0; i < numInputs; ++i)
     define(contract.inputs[i].name, entry->getArgument(numSymbols + i),

@@ -68,6 +68,9 @@ struct SplitSpec {
 };
 std::optional<SplitSpec> resolveSplit(InferenceContext &ctx);
 
+/// gather: the data dim indexed (embedding: always 0).
+std::optional<unsigned> resolveGatherAxis(InferenceContext &ctx);
+
 } // namespace txc
 
 #endif

@@ -563,3 +563,14 @@ std::optional<SplitSpec> txc::resolveSplit(InferenceContext &ctx) {
     return std::nullopt;
   return SplitSpec{*axis, std::move(*sizes)};
 }
+
+//===----------------------------------------------------------------------===//
+// gather
+//===----------------------------------------------------------------------===//
+
+std::optional<unsigned> txc::resolveGatherAxis(InferenceContext &ctx) {
+  if (ctx.node.kind == OpKind::Embedding)
+    return 0u;
+  return readAxis(ctx, "axis", 0, getIntAttr(ctx.node, "axis", 0),
+                  ctx.operands[0].rank());
+}
