@@ -5,6 +5,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <cmath>
+#include <sstream>
 
 using namespace txc;
 
@@ -91,8 +92,9 @@ txc::resolvePermutation(InferenceContext &ctx) {
   if (perm.size() != rank) {
     ctx.fail(ctx.attrLoc("perm"), "bad-attribute",
              "attribute 'perm' of " + nodeRef(ctx) + " has " +
-                 std::to_string(perm.size()) +
-                 " entries, but the operand has rank " +
+                 std::to_string(perm.size()) + " entr" +
+                 (perm.size() == 1 ? "y" : "ies") +
+                 ", but the operand has rank " +
                  std::to_string(rank) + " (shape " +
                  ctx.str(ctx.operands[0].shape) + ")");
     return std::nullopt;
@@ -277,7 +279,8 @@ std::optional<std::vector<SliceAxis>> txc::resolveSlice(InferenceContext &ctx) {
     if (size != starts.size()) {
       ctx.fail(ctx.attrLoc(name), "bad-attribute",
                "attribute '" + std::string(name) + "' of " + nodeRef(ctx) +
-                   " has " + std::to_string(size) + " entries, but 'starts' has " +
+                   " has " + std::to_string(size) + " entr" +
+                   (size == 1 ? "y" : "ies") + ", but 'starts' has " +
                    std::to_string(starts.size()));
       return std::nullopt;
     }
@@ -402,12 +405,17 @@ std::optional<PadSpec> txc::resolvePad(InferenceContext &ctx) {
   unsigned rank = operand.rank();
   std::vector<int64_t> pads = getIntListAttr(ctx.node, "pads");
   if (pads.size() != 2 * size_t(rank)) {
+    std::string last = std::to_string(int(rank) - 1);
+    std::string layout =
+        rank == 0   ? std::string()
+        : rank == 1 ? " ([before_0, after_0])"
+                    : " ([before_0, ..., before_" + last + ", after_0, ..., "
+                      "after_" + last + "])";
     ctx.fail(ctx.attrLoc("pads"), "bad-attribute",
              "attribute 'pads' of " + nodeRef(ctx) + " has " +
                  std::to_string(pads.size()) + " entries; an operand of rank " +
                  std::to_string(rank) + " needs " + std::to_string(2 * rank) +
-                 ": [before_0, ..., before_" + std::to_string(rank) +
-                 "-1, after_0, ..., after_" + std::to_string(rank) + "-1]");
+                 layout);
     return std::nullopt;
   }
   for (size_t i = 0; i < pads.size(); ++i)
@@ -435,8 +443,10 @@ std::optional<PadSpec> txc::resolvePad(InferenceContext &ctx) {
   }
   spec.value = getFloatAttr(ctx.node, "value", 0);
   if (!isFloat(operand.dtype) && !fitsIntegerDType(spec.value, operand.dtype)) {
+    std::ostringstream value;
+    value << spec.value; // shortest form: 1.5, 300, 1e+20
     ctx.fail(ctx.attrLoc("value"), "bad-attribute",
-             "pad value " + std::to_string(spec.value) + " of " +
+             "pad value " + value.str() + " of " +
                  nodeRef(ctx) + " is not a value of dtype " +
                  dtypeName(operand.dtype).str());
     return std::nullopt;
@@ -468,14 +478,14 @@ splitEvenly(InferenceContext &ctx, const Shape &shape, unsigned axis,
       notes.push_back("symbol '" + symbol.name + "' is declared a multiple "
                       "of " + std::to_string(symbol.multipleOf) + ", but " +
                       symbol.name + "/" + std::to_string(num) +
-                      " is not a polynomial over the symbols; write the "
-                      "dimension as " + std::to_string(num) +
-                      "*K with a new symbol K instead");
+                      " is not a polynomial over the symbols; declare the "
+                      "input dimension as " + std::to_string(num) +
+                      " times a new symbol instead");
   }
   if (!dim.isConstant() && notes.empty())
     notes.push_back("the dimension must be divisible by " +
                     std::to_string(num) + " as a polynomial, e.g. " +
-                    std::to_string(num) + "*K for a symbol K");
+                    std::to_string(num) + " times a symbol");
   ctx.fail(ctx.attrLoc("num"), "shape-mismatch",
            nodeRef(ctx) + " cannot split " + describeDim(ctx, shape, axis) +
                " into " + std::to_string(num) + " equal pieces",
@@ -571,6 +581,11 @@ std::optional<SplitSpec> txc::resolveSplit(InferenceContext &ctx) {
 std::optional<unsigned> txc::resolveGatherAxis(InferenceContext &ctx) {
   if (ctx.node.kind == OpKind::Embedding)
     return 0u;
+  if (ctx.operands[0].rank() == 0) {
+    ctx.fail(ctx.operandLoc(0), "rank-mismatch",
+             nodeRef(ctx) + " cannot gather from a rank-0 tensor");
+    return std::nullopt;
+  }
   return readAxis(ctx, "axis", 0, getIntAttr(ctx.node, "axis", 0),
                   ctx.operands[0].rank());
 }

@@ -70,6 +70,16 @@ std::vector<TensorType> inferBroadcast(InferenceContext &ctx) {
   return {TensorType{a.dtype, std::move(*target)}};
 }
 
+/// `shape` as written, with "-1" at the inferred dim.
+std::string withInferred(const InferenceContext &ctx, const Shape &shape,
+                         int inferred) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? "," : "") +
+            (int(i) == inferred ? std::string("-1") : ctx.str(shape[i]));
+  return text + "]";
+}
+
 /// reshape: the `shape` attribute, with at most one -1 inferred so that the
 /// element counts agree as polynomials.
 std::vector<TensorType> inferReshape(InferenceContext &ctx) {
@@ -107,13 +117,16 @@ std::vector<TensorType> inferReshape(InferenceContext &ctx) {
   if (inferred >= 0) {
     auto quotient = ShapeExpr::divExact(*total, *known);
     if (!quotient) {
+      std::string why =
+          known->getConstant() == 0
+              ? "the other dimensions have product 0"
+              : "the element count " + ctx.str(*total) + " of " +
+                    ctx.str(a.shape) + " is not a polynomial multiple of " +
+                    ctx.str(*known) + ", the product of the other dimensions";
       ctx.fail(value.list[inferred].loc, "shape-mismatch",
                nodeRef(ctx) + " cannot infer dimension " +
-                   std::to_string(inferred) + " of " + ctx.str(*target) +
-                   " (the -1): the element count " + ctx.str(*total) +
-                   " of " + ctx.str(a.shape) +
-                   " is not a polynomial multiple of " + ctx.str(*known) +
-                   ", the product of the other dimensions");
+                   std::to_string(inferred) + " (the -1) of " +
+                   withInferred(ctx, *target, inferred) + ": " + why);
       return {};
     }
     (*target)[inferred] = std::move(*quotient);
