@@ -161,14 +161,18 @@ def same_bits(actual, expected):
             and actual.tobytes() == np.array(expected, order="C").tobytes())
 
 
-def check_all(artifact, references, extra_symbols=(), seed=1):
+def check_all(artifact, references, extra_symbols=(), seed=1, prepare=None):
     """Runs the artifact at every symbol assignment and compares each output
     named in `references` (name -> function(inputs, symbols) -> array).
-    Prints one line per assignment; exits non-zero on any mismatch."""
+    `prepare(arrays, symbols, rng)` may replace random inputs (e.g. indices
+    that must be in range). Prints one line per assignment; exits non-zero
+    on any mismatch."""
     rng = np.random.default_rng(seed)
     failures = 0
     for symbols in artifact.symbol_values(extra_symbols):
         arrays = artifact.random_inputs(symbols, rng)
+        if prepare:
+            prepare(arrays, symbols, rng)
         rc, status, outputs = artifact.run(arrays, symbols)
         if rc != 0:
             print("FAILED %s: rc=%d: %s" % (symbols, rc,
