@@ -397,18 +397,32 @@ bool ContractBuilder::build() {
   }
 
   bool ok = true;
+  // Symbols already reported as undetermined, so that the nodes using them
+  // do not repeat the error.
+  std::vector<bool> reported(program.symbols.size(), false);
   for (size_t i = 0; i < numInputs; ++i)
     for (size_t d = 0; d < done[i].size(); ++d)
       if (!done[i][d]) {
         const ValueDecl &decl = program.inputs[i];
+        llvm::SmallVector<uint32_t, 4> unbound;
+        for (uint32_t id : decl.type.shape[d].symbols())
+          if (!bound[id])
+            unbound.push_back(id);
+        std::string list;
+        for (size_t k = 0; k < unbound.size(); ++k) {
+          if (k)
+            list += k + 1 == unbound.size() ? " and " : ", ";
+          list += names[unbound[k]];
+          reported[unbound[k]] = true;
+        }
         diags.error(DiagCategory::Invalid, "undetermined-symbol", program.file,
                     d < decl.dimLocs.size() ? decl.dimLocs[d] : decl.loc,
                     "dimension " + std::to_string(d) + " of input '" +
-                        decl.name + "' is " +
-                        str(decl.type.shape[d]) +
-                        ", from which no input dimension determines its "
-                        "symbols; give one input a dimension that is a "
-                        "single symbol (or a*S+b)");
+                        decl.name + "' is " + str(decl.type.shape[d]) +
+                        ", but no input dimension determines " +
+                        (unbound.size() == 1 ? "symbol " : "symbols ") + list +
+                        "; give one input a dimension that is a single "
+                        "symbol (or a*S+b)");
         ok = false;
       }
   // Every symbol an output or a node uses must be known at run time.
@@ -416,7 +430,7 @@ bool ContractBuilder::build() {
                         const std::string &what) {
     for (const ShapeExpr &dim : type.shape)
       for (uint32_t id : dim.symbols())
-        if (!bound[id]) {
+        if (!bound[id] && !reported[id]) {
           diags.error(DiagCategory::Invalid, "undetermined-symbol",
                       program.file, loc,
                       what + " uses symbol '" + names[id] +

@@ -69,7 +69,8 @@ private:
                                      llvm::StringRef what);
 
   // --- program parts ---
-  void readHeader(const JsonValue &root);
+  /// False if the format or version makes the rest unreadable.
+  bool readHeader(const JsonValue &root);
   void readSymbols(const JsonValue &list, llvm::StringRef pointer);
   std::optional<ValueDecl> readValueDecl(const JsonValue &value,
                                          llvm::StringRef pointer,
@@ -207,9 +208,7 @@ std::optional<int64_t> ProgramReader::readInteger(const JsonValue &value,
   if (value.isNumber()) {
     error(value, pointer, "wrong-type",
           what + " must be an integer that fits in 64 bits, not " +
-              (value.kind() == JsonValue::Kind::Float
-                   ? value.numberText().str()
-                   : std::string("a larger number")));
+              value.numberText());
     return std::nullopt;
   }
   error(value, pointer, "wrong-type",
@@ -228,9 +227,9 @@ std::unique_ptr<Program> ProgramReader::read(const JsonValue &root) {
                    {"format", "version", "name", "description", "symbols",
                     "inputs", "constants", "nodes", "outputs"}))
     return nullptr;
-  readHeader(root);
-  // A version this txc does not read makes the rest meaningless.
-  if (diags.hasErrors())
+  // A format or version this txc does not read makes the rest meaningless;
+  // any other problem (an unknown key, a bad name) does not stop the reader.
+  if (!readHeader(root))
     return nullptr;
 
   if (const JsonValue *symbols = root.find("symbols"))
@@ -261,13 +260,17 @@ std::unique_ptr<Program> ProgramReader::read(const JsonValue &root) {
   return std::move(program);
 }
 
-void ProgramReader::readHeader(const JsonValue &root) {
+bool ProgramReader::readHeader(const JsonValue &root) {
+  bool readable = true;
   if (const JsonValue *format = required(root, "", "format", "the program")) {
     auto text = readString(*format, "/format", "'format'");
     if (text && *text != kProgramFormat)
       error(*format, "/format", "bad-format",
             "'format' is '" + *text + "'; a txc program has format '" +
                 kProgramFormat + "'");
+    readable &= text && *text == kProgramFormat;
+  } else {
+    readable = false;
   }
   if (const JsonValue *version = required(root, "", "version", "the program")) {
     auto number = readInteger(*version, "/version", "'version'");
@@ -278,6 +281,10 @@ void ProgramReader::readHeader(const JsonValue &root) {
                 llvm::Twine(kMaxProgramVersion));
     else if (number)
       program->version = int(*number);
+    readable &= number && *number >= kMinProgramVersion &&
+                *number <= kMaxProgramVersion;
+  } else {
+    readable = false;
   }
   if (const JsonValue *name = required(root, "", "name", "the program")) {
     if (auto text = readIdentifier(*name, "/name", "the program name"))
@@ -286,6 +293,7 @@ void ProgramReader::readHeader(const JsonValue &root) {
   }
   if (const JsonValue *description = root.find("description"))
     readString(*description, "/description", "'description'");
+  return readable;
 }
 
 void ProgramReader::readSymbols(const JsonValue &list, llvm::StringRef pointer) {
@@ -397,6 +405,17 @@ std::optional<ShapeExpr> ProgramReader::readDim(const JsonValue &value,
       return std::nullopt;
     }
     return ShapeExpr::constant(dim);
+  }
+  if (value.kind() == JsonValue::Kind::Unsigned) {
+    error(value, pointer, "bad-dim",
+          "dimension " + value.numberText() + " is over the limit of " +
+              llvm::Twine(ProgramLimits::kMaxTensorBytes));
+    return std::nullopt;
+  }
+  if (value.kind() == JsonValue::Kind::Float) {
+    error(value, pointer, "wrong-type",
+          "a dimension must be an integer, not " + value.numberText());
+    return std::nullopt;
   }
   if (value.isString()) {
     std::string message;
@@ -914,6 +933,13 @@ void ProgramReader::readOutputs(const JsonValue &list, llvm::StringRef pointer,
         output.valueLoc = output.loc;
         outputs.push_back(std::move(output));
       }
+      continue;
+    }
+    if (!item.isObject()) {
+      error(item, ptr, "wrong-type",
+            "an output must be a value name or an object with 'name' and "
+            "'value', not " +
+                item.kindName());
       continue;
     }
     if (!checkObject(item, ptr, "an output", {"name", "value", "description"}))

@@ -60,7 +60,8 @@ public:
   int64_t getInteger() const { return scalar.integer; }
   /// Any number as a double (integers are converted).
   double getNumber() const;
-  /// The number as written in the file ("1e-3"), for exact round trips.
+  /// The number as written in the file ("1e-3"), for exact round trips;
+  /// set for Float and Unsigned numbers.
   llvm::StringRef numberText() const;
   const std::string &getString() const { return payload->text; }
   const std::vector<JsonValue> &items() const { return payload->items; }
