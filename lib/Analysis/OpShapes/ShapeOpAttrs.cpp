@@ -258,77 +258,101 @@ std::optional<ShapeExpr> sliceLength(const ShapeExpr &start,
 
 } // namespace
 
-std::optional<std::vector<SliceAxis>> txc::resolveSlice(InferenceContext &ctx) {
+namespace {
+
+/// The lists of a slice, with the defaults of `axes` and `steps` filled in
+/// and every list as long as `starts`.
+struct SliceLists {
+  std::vector<int64_t> starts, ends, axes, steps;
+};
+
+std::optional<SliceLists> readSliceLists(InferenceContext &ctx) {
+  SliceLists lists;
+  lists.starts = getIntListAttr(ctx.node, "starts");
+  lists.ends = getIntListAttr(ctx.node, "ends");
+  size_t count = lists.starts.size();
+  std::vector<int64_t> allAxes;
+  for (size_t i = 0; i < count; ++i)
+    allAxes.push_back(int64_t(i));
+  lists.axes = getIntListAttr(ctx.node, "axes", allAxes);
+  lists.steps = getIntListAttr(ctx.node, "steps",
+                               std::vector<int64_t>(count, 1));
+  auto sameLength = [&](const char *name, size_t size) {
+    if (size == count)
+      return true;
+    ctx.fail(ctx.attrLoc(name), "bad-attribute",
+             "attribute '" + std::string(name) + "' of " + nodeRef(ctx) +
+                 " has " + std::to_string(size) + " entr" +
+                 (size == 1 ? "y" : "ies") + ", but 'starts' has " +
+                 std::to_string(count));
+    return false;
+  };
+  if (!sameLength("ends", lists.ends.size()) ||
+      !sameLength("axes", lists.axes.size()) ||
+      !sameLength("steps", lists.steps.size()))
+    return std::nullopt;
+  return lists;
+}
+
+/// Entry `i` of the slice lists, along `axis`.
+std::optional<SliceAxis> resolveSliceAxis(InferenceContext &ctx,
+                                          const SliceLists &lists, size_t i,
+                                          unsigned axis) {
   const Shape &shape = ctx.operands[0].shape;
-  unsigned rank = shape.size();
-  std::vector<int64_t> starts = getIntListAttr(ctx.node, "starts");
-  std::vector<int64_t> ends = getIntListAttr(ctx.node, "ends");
-  std::vector<int64_t> axisValues, steps;
-  if (hasAttr(ctx.node, "axes")) {
-    axisValues = getIntListAttr(ctx.node, "axes");
-  } else {
-    for (size_t i = 0; i < starts.size(); ++i)
-      axisValues.push_back(int64_t(i));
+  const ShapeExpr &dim = shape[axis];
+  int64_t step = lists.steps[i];
+  if (step < 1) {
+    ctx.fail(elementLoc(ctx, "steps", i), "bad-attribute",
+             "step " + std::to_string(step) + " of " + nodeRef(ctx) +
+                 " must be at least 1 (negative steps are not supported)");
+    return std::nullopt;
   }
-  steps = getIntListAttr(ctx.node, "steps",
-                         std::vector<int64_t>(starts.size(), 1));
-  for (const char *name : {"ends", "axes", "steps"}) {
-    size_t size = llvm::StringRef(name) == "ends"   ? ends.size()
-                  : llvm::StringRef(name) == "axes" ? axisValues.size()
-                                                    : steps.size();
-    if (size != starts.size()) {
-      ctx.fail(ctx.attrLoc(name), "bad-attribute",
-               "attribute '" + std::string(name) + "' of " + nodeRef(ctx) +
-                   " has " + std::to_string(size) + " entr" +
-                   (size == 1 ? "y" : "ies") + ", but 'starts' has " +
-                   std::to_string(starts.size()));
-      return std::nullopt;
-    }
+  std::vector<Interval> ranges = ctx.program.symbolRanges();
+  Interval range = dim.bounds(ranges);
+  std::string why;
+  auto badBound = [&](const char *name) {
+    ctx.fail(elementLoc(ctx, name, i), "shape-mismatch",
+             nodeRef(ctx) + " cannot slice " + describeDim(ctx, shape, axis) +
+                 ": " + (name[0] == 's' ? "start " : "end ") + why,
+             {"on a symbolic dimension each bound must be inside [0, " +
+              ctx.str(dim) + "] for every value of the symbols (or "
+              "outside it for every value); " + ctx.str(dim) +
+              " ranges over [" + std::to_string(range.min) + ", " +
+              std::to_string(range.max) + "]"});
+    return std::nullopt;
+  };
+  auto start = resolveBound(dim, lists.starts[i], range, why);
+  if (!start)
+    return badBound("starts");
+  auto end = resolveBound(dim, lists.ends[i], range, why);
+  if (!end)
+    return badBound("ends");
+  auto length = sliceLength(*start, *end, step, ranges, why);
+  if (!length) {
+    ctx.fail(elementLoc(ctx, "starts", i), "shape-mismatch",
+             nodeRef(ctx) + " cannot slice " + describeDim(ctx, shape, axis) +
+                 " from " + ctx.str(*start) + " to " + ctx.str(*end) + ": " +
+                 why);
+    return std::nullopt;
   }
-  auto axes = readAxisList(ctx, "axes", axisValues, rank);
+  return SliceAxis{axis, *start, step, *length};
+}
+
+} // namespace
+
+std::optional<std::vector<SliceAxis>> txc::resolveSlice(InferenceContext &ctx) {
+  auto lists = readSliceLists(ctx);
+  if (!lists)
+    return std::nullopt;
+  auto axes = readAxisList(ctx, "axes", lists->axes, ctx.operands[0].rank());
   if (!axes)
     return std::nullopt;
-
-  std::vector<Interval> ranges = ctx.program.symbolRanges();
   std::vector<SliceAxis> result;
   for (size_t i = 0; i < axes->size(); ++i) {
-    unsigned axis = (*axes)[i];
-    const ShapeExpr &dim = shape[axis];
-    if (steps[i] < 1) {
-      ctx.fail(elementLoc(ctx, "steps", i), "bad-attribute",
-               "step " + std::to_string(steps[i]) + " of " + nodeRef(ctx) +
-                   " must be at least 1 (negative steps are not supported)");
+    auto axis = resolveSliceAxis(ctx, *lists, i, (*axes)[i]);
+    if (!axis)
       return std::nullopt;
-    }
-    Interval range = dim.bounds(ranges);
-    std::string why;
-    auto badBound = [&](const char *name) {
-      ctx.fail(elementLoc(ctx, name, i), "shape-mismatch",
-               nodeRef(ctx) + " cannot slice " +
-                   describeDim(ctx, shape, axis) + ": " +
-                   (name[0] == 's' ? "start " : "end ") + why,
-               {"on a symbolic dimension each bound must be inside [0, " +
-                ctx.str(dim) + "] for every value of the symbols (or "
-                "outside it for every value); " + ctx.str(dim) +
-                " ranges over [" + std::to_string(range.min) + ", " +
-                std::to_string(range.max) + "]"});
-      return std::nullopt;
-    };
-    auto start = resolveBound(dim, starts[i], range, why);
-    if (!start)
-      return badBound("starts");
-    auto end = resolveBound(dim, ends[i], range, why);
-    if (!end)
-      return badBound("ends");
-    auto length = sliceLength(*start, *end, steps[i], ranges, why);
-    if (!length) {
-      ctx.fail(elementLoc(ctx, "starts", i), "shape-mismatch",
-               nodeRef(ctx) + " cannot slice " +
-                   describeDim(ctx, shape, axis) + " from " + ctx.str(*start) +
-                   " to " + ctx.str(*end) + ": " + why);
-      return std::nullopt;
-    }
-    result.push_back({axis, *start, steps[i], *length});
+    result.push_back(std::move(*axis));
   }
   llvm::sort(result, [](const SliceAxis &a, const SliceAxis &b) {
     return a.axis < b.axis;
