@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace txc;
@@ -144,6 +145,8 @@ private:
 
   /// Adds the guards of one input dimension if its symbols allow it now.
   bool tryDim(size_t input, size_t dim);
+  /// Reports tensors whose C header macros would clash with another's.
+  bool checkHeaderNames(TensorSide side);
   void addBufferSize(TensorSide side, size_t index, const ContractTensor &t);
   /// One IndexInRange guard per gather/embedding node of `graph` and of its
   /// nested graphs, in program order. `types` maps value names in scope to
@@ -263,6 +266,46 @@ bool ContractBuilder::tryDim(size_t input, size_t dim) {
   return true;
 }
 
+bool ContractBuilder::checkHeaderNames(TensorSide side) {
+  // The header defines <P>_INPUT_<name> (the index) and adds _DTYPE, _RANK
+  // and, for outputs, _MAX_BYTES; a tensor named like one of those would
+  // redefine a macro with another value.
+  struct Suffix {
+    llvm::StringLiteral text;
+    llvm::StringLiteral what;
+  };
+  static constexpr Suffix kSuffixes[] = {{"_DTYPE", "dtype"},
+                                         {"_RANK", "rank"},
+                                         {"_MAX_BYTES", "maximum size"}};
+  bool isInput = side == TensorSide::Input;
+  const std::vector<ContractTensor> &tensors =
+      isInput ? contract.inputs : contract.outputs;
+  llvm::StringRef sideName = isInput ? "input" : "output";
+  std::string base = llvm::StringRef(contract.entryPrefix).upper() +
+                     (isInput ? "_INPUT_" : "_OUTPUT_");
+  llvm::StringSet<> names;
+  for (const ContractTensor &tensor : tensors)
+    names.insert(tensor.name);
+  bool ok = true;
+  for (const ContractTensor &tensor : tensors)
+    for (const Suffix &suffix : kSuffixes) {
+      llvm::StringRef name = tensor.name;
+      if ((isInput && suffix.text == "_MAX_BYTES") ||
+          !name.ends_with(suffix.text) ||
+          !names.contains(name.drop_back(suffix.text.size())))
+        continue;
+      diags.error(DiagCategory::Invalid, "header-name-clash", program.file,
+                  tensor.loc,
+                  "the C header would define " + base + name + " both for " +
+                      sideName + " '" + name + "' and for the " +
+                      suffix.what + " of " + sideName + " '" +
+                      name.drop_back(suffix.text.size()) +
+                      "'; rename one of them");
+      ok = false;
+    }
+  return ok;
+}
+
 void ContractBuilder::addBufferSize(TensorSide side, size_t index,
                                     const ContractTensor &tensor) {
   ShapeExpr bytes = ShapeExpr::constant(dtypeSize(tensor.type.dtype));
@@ -329,6 +372,8 @@ bool ContractBuilder::build() {
   size_t numInputs = contract.inputs.size();
   size_t numOutputs = contract.outputs.size();
   Loc programLoc = program.nameLoc;
+  bool namesOk = checkHeaderNames(TensorSide::Input);
+  namesOk &= checkHeaderNames(TensorSide::Output);
   {
     Guard &g = add(GuardKind::InputCount, StatusCode::ArgCount, programLoc);
     g.value = int64_t(numInputs);
@@ -442,7 +487,7 @@ bool ContractBuilder::build() {
   for (const Node &node : program.body.nodes)
     for (const TensorType &type : node.resultTypes)
       ok &= checkBound(type, node.loc, "node '" + node.name + "'");
-  if (!ok)
+  if (!ok || !namesOk)
     return false;
 
   for (size_t i = 0; i < numInputs; ++i)

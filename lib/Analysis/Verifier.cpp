@@ -63,6 +63,9 @@ private:
                          llvm::ArrayRef<Loc> dimLocs = {});
 
   void verifyGraph(Graph &graph);
+  /// Puts the nodes in dependency order. On a cycle, reports it, puts the
+  /// nodes that have an order first (the others follow in file order) and
+  /// returns false.
   bool orderNodes(Graph &graph);
   void verifyNode(Node &node);
   bool resolveOp(Node &node);
@@ -297,14 +300,24 @@ bool Verifier::orderNodes(Graph &graph) {
     for (size_t k = size_t(position[current]) + 1; k < path.size(); ++k)
       note(diag, graph.nodes[path[k]].loc,
            "'" + graph.nodes[path[k]].name + "' is part of the cycle");
-    return false;
+  }
+  // The nodes in the cycle, and those that depend on it, follow the ordered
+  // ones in file order.
+  size_t ordered = order.size();
+  if (ordered != count) {
+    std::vector<bool> placed(count, false);
+    for (size_t i : order)
+      placed[i] = true;
+    for (size_t i = 0; i < count; ++i)
+      if (!placed[i])
+        order.push_back(i);
   }
   std::vector<Node> sorted;
   sorted.reserve(count);
   for (size_t i : order)
     sorted.push_back(std::move(graph.nodes[i]));
   graph.nodes = std::move(sorted);
-  return true;
+  return ordered == count;
 }
 
 const ValueInfo *Verifier::lookup(llvm::StringRef name) const {
@@ -607,11 +620,12 @@ void Verifier::verifyGraph(Graph &graph) {
            input.loc);
   }
   if (!orderNodes(graph)) {
-    // Without an order the types of the cycle's nodes are unknown; names are
-    // still defined so that later references do not cascade.
+    // The nodes without an order (in or after a cycle) have unknown types:
+    // they are defined first so that their users are skipped instead of
+    // reporting follow-on errors. Every node is still checked, so that a
+    // cycle does not hide the program's other errors.
     for (Node &node : graph.nodes)
       define(node.name, std::nullopt, node.loc);
-    return;
   }
   graphs.push_back(&graph);
   for (Node &node : graph.nodes)

@@ -221,6 +221,7 @@ std::optional<int64_t> ProgramReader::readInteger(const JsonValue &value,
 //===----------------------------------------------------------------------===//
 
 std::unique_ptr<Program> ProgramReader::read(const JsonValue &root) {
+  unsigned errorsAtStart = diags.errorCount();
   program = std::make_unique<Program>();
   program->file = file.name().str();
   if (!checkObject(root, "", "the program",
@@ -255,7 +256,8 @@ std::unique_ptr<Program> ProgramReader::read(const JsonValue &root) {
 
   readGraph(root, "", program->body, /*isRegion=*/false, /*depth=*/0);
 
-  if (diags.hasErrors())
+  // Only this file's errors count (the engine may hold earlier ones).
+  if (diags.errorCount() != errorsAtStart)
     return nullptr;
   return std::move(program);
 }
@@ -442,6 +444,21 @@ std::optional<ShapeExpr> ProgramReader::readDim(const JsonValue &value,
                        : ""));
       return std::nullopt;
     }
+    // A constant expression ("0-3") is held to the limits of an integer.
+    if (auto constant = expr->getConstant()) {
+      if (*constant < 0) {
+        error(value, pointer, "bad-dim",
+              "dimension '" + text + "' is negative (" +
+                  llvm::Twine(*constant) + ")");
+        return std::nullopt;
+      }
+      if (*constant > ProgramLimits::kMaxTensorBytes) {
+        error(value, pointer, "bad-dim",
+              "dimension '" + text + "' is over the limit of " +
+                  llvm::Twine(ProgramLimits::kMaxTensorBytes));
+        return std::nullopt;
+      }
+    }
     return expr;
   }
   error(value, pointer, "wrong-type",
@@ -559,6 +576,7 @@ static bool encodeElement(const JsonValue &value, DType dtype, uint8_t *out,
       auto status = number.convertFromString(
           value.numberText(), llvm::APFloat::rmNearestTiesToEven);
       if (!status) {
+        llvm::consumeError(status.takeError());
         problem = "cannot read number " + value.numberText().str();
         return false;
       }
@@ -568,15 +586,18 @@ static bool encodeElement(const JsonValue &value, DType dtype, uint8_t *out,
         return false;
       }
     } else if (value.isNumber()) {
-      llvm::APInt integer(64, value.kind() == JsonValue::Kind::Integer
-                                  ? uint64_t(value.getInteger())
-                                  : uint64_t(value.getNumber()),
-                          value.kind() == JsonValue::Kind::Integer);
-      number.convertFromAPInt(integer,
-                              value.kind() == JsonValue::Kind::Integer,
+      // The exact 64-bit integer, rounded once (a double in between would
+      // round twice, and cannot hold every uint64).
+      bool isSigned = value.kind() == JsonValue::Kind::Integer;
+      uint64_t raw = isSigned ? uint64_t(value.getInteger())
+                              : value.getUnsigned();
+      number.convertFromAPInt(llvm::APInt(64, raw, isSigned), isSigned,
                               llvm::APFloat::rmNearestTiesToEven);
       if (number.isInfinity()) {
-        problem = "number is out of the range of " + dtypeName(dtype).str();
+        problem = "number " +
+                  (isSigned ? std::to_string(value.getInteger())
+                            : std::to_string(value.getUnsigned())) +
+                  " is out of the range of " + dtypeName(dtype).str();
         return false;
       }
     } else {
@@ -610,6 +631,11 @@ static bool encodeElement(const JsonValue &value, DType dtype, uint8_t *out,
     problem = "expected true, false, 0 or 1";
     return false;
   default: {
+    if (value.kind() == JsonValue::Kind::Unsigned) {
+      problem = std::to_string(value.getUnsigned()) + " does not fit in " +
+                dtypeName(dtype).str();
+      return false;
+    }
     if (!value.isInteger()) {
       problem = "expected an integer, not " +
                 (value.kind() == JsonValue::Kind::Float
