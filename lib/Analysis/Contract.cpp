@@ -547,9 +547,35 @@ int64_t clampToInt64(__int128 value) {
   return int64_t(value);
 }
 
+/// Evaluates `expr` the way the generated code does: in two's complement
+/// arithmetic of the width of `Unsigned` (wrapping, never trapping), so that
+/// the host and the object agree bit for bit. Symbols never bound are 0.
+template <typename Unsigned>
+Unsigned evaluateWrapping(const ShapeExpr &expr,
+                          const std::vector<int64_t> &symbolValues) {
+  Unsigned sum = 0;
+  for (const ShapeExpr::Term &term : expr.terms()) {
+    Unsigned product = Unsigned(__int128(term.coeff));
+    for (uint32_t id : term.symbols)
+      product *= Unsigned(__int128(symbolValues[id]));
+    sum += product;
+  }
+  return sum;
+}
+
+int64_t evaluate64(const ShapeExpr &expr,
+                   const std::vector<int64_t> &symbolValues) {
+  return int64_t(evaluateWrapping<uint64_t>(expr, symbolValues));
+}
+
+__int128 evaluate128(const ShapeExpr &expr,
+                     const std::vector<int64_t> &symbolValues) {
+  return __int128(evaluateWrapping<unsigned __int128>(expr, symbolValues));
+}
+
 int64_t bytesOf(const ShapeExpr &bytesExpr,
                 const std::vector<int64_t> &symbolValues) {
-  return bytesExpr.evaluate(symbolValues).value_or(INT64_MAX);
+  return evaluate64(bytesExpr, symbolValues);
 }
 } // namespace
 
@@ -582,8 +608,9 @@ CallResult txc::evaluateGuards(const Contract &contract,
                                        : (*outputs)[g.tensor];
   };
   auto solve = [&](const Guard &g) -> std::pair<__int128, bool> {
-    __int128 numerator = __int128(tensorOf(g).dims[g.dim]) -
-                         __int128(*g.expr.evaluate(symbols));
+    __int128 numerator =
+        __int128((unsigned __int128)(__int128(tensorOf(g).dims[g.dim])) -
+                 (unsigned __int128)(evaluate128(g.expr, symbols)));
     bool exact = numerator % g.value == 0;
     return {numerator / g.value, exact};
   };
@@ -644,7 +671,7 @@ CallResult txc::evaluateGuards(const Contract &contract,
         return fail(g, g.value, g.value, symbols[g.symbol]);
       break;
     case GuardKind::DimEquals: {
-      int64_t expected = *g.expr.evaluate(symbols);
+      int64_t expected = evaluate64(g.expr, symbols);
       if (tensorOf(g).dims[g.dim] != expected)
         return fail(g, expected, expected, tensorOf(g).dims[g.dim]);
       break;
@@ -680,7 +707,7 @@ CallResult txc::evaluateGuards(const Contract &contract,
   for (const ContractTensor &output : contract.outputs) {
     std::vector<int64_t> shape;
     for (const ShapeExpr &dim : output.type.shape)
-      shape.push_back(*dim.evaluate(symbols));
+      shape.push_back(evaluate64(dim, symbols));
     result.outputShapes.push_back(std::move(shape));
   }
   return result;

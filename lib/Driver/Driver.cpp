@@ -19,6 +19,7 @@
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -153,6 +154,23 @@ static void collectLLVMDiagnostic(const llvm::DiagnosticInfo *info,
     list.push_back(std::move(message));
 }
 
+/// The vector unit codegen tiles for.
+static VectorTarget vectorTargetFor(const llvm::TargetMachine &machine) {
+  const llvm::MCSubtargetInfo *subtarget = machine.getMCSubtargetInfo();
+  const llvm::Triple &triple = machine.getTargetTriple();
+  VectorTarget target;
+  if (triple.isX86()) {
+    if (subtarget->checkFeatures("+avx512f"))
+      return {512, 32};
+    if (subtarget->checkFeatures("+avx"))
+      return {256, 16};
+    return {128, 16};
+  }
+  if (triple.isAArch64())
+    return {128, 32};
+  return target;
+}
+
 static std::string printModule(mlir::ModuleOp module) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -250,6 +268,7 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   PipelineOptions pipeline;
   pipeline.optLevel = options.optLevel;
   pipeline.printIRAfterAll = options.printIRAfterAll;
+  pipeline.vector = vectorTargetFor(**machine);
   std::optional<MLIRStage> stopAt = mlirStageOf(options.emit);
   {
     mlir::TimingScope passes = root.nest("mlir-pipeline");
