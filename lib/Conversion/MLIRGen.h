@@ -70,8 +70,8 @@ public:
   mlir::MLIRContext &context() { return ctx; }
   const Program &program() const { return prog; }
   const Contract &getContract() const { return contract; }
-  /// The kernel's last argument when the contract has data-dependent guards:
-  /// memref<2xi64> holding the id of the first such guard that failed (the
+  /// The kernel's argument after the inputs when the contract has
+  /// data-dependent guards: memref<2xi64> holding the id of the first such guard that failed (the
   /// caller sets -1) and the offending value. Null otherwise.
   mlir::Value statusBuffer() const { return statusArg; }
 

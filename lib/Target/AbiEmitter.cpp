@@ -386,20 +386,22 @@ Value *EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
   };
   for (unsigned i = 0; i < contract.inputs.size(); ++i)
     addMemRef(inputs, i, contract.inputs[i].type);
-  for (unsigned o = 0; o < contract.outputs.size(); ++o)
-    addMemRef(outputs, o, contract.outputs[o].type);
   Value *kernelStatus = nullptr;
   if (hasDataDependentGuards(contract)) {
-    // memref<2xi64> on the stack: (allocated, aligned, offset, size, stride).
+    // memref<2xi64> on the stack, between the inputs and the outputs:
+    // (allocated, aligned, offset, size, stride).
     Function *function = b.GetInsertBlock()->getParent();
     IRBuilder<> entry(&function->getEntryBlock(),
                       function->getEntryBlock().begin());
     Type *type = ArrayType::get(i64, 2);
     kernelStatus = entry.CreateAlloca(type, nullptr, "kernel_status");
     b.CreateStore(c64(-1), kernelStatus);
-    b.CreateStore(c64(0), b.CreateConstInBoundsGEP2_64(type, kernelStatus, 0, 1));
+    b.CreateStore(c64(0),
+                  b.CreateConstInBoundsGEP2_64(type, kernelStatus, 0, 1));
     args.append({kernelStatus, kernelStatus, c64(0), c64(2), c64(1)});
   }
+  for (unsigned o = 0; o < contract.outputs.size(); ++o)
+    addMemRef(outputs, o, contract.outputs[o].type);
   b.CreateCall(kernel->getFunctionType(), kernel, args);
   return kernelStatus;
 }

@@ -1,18 +1,20 @@
 //===- Indexing.cpp - Lowering of gather and embedding --------------------===//
 //
 // An index outside [0, dim) must fail the call with TXC_E_INDEX_OUT_OF_RANGE
-// and must never be read through. Each gather therefore first reduces its
-// indices to "the first one out of range, if any" and branches (scf.if):
+// and must never be read through. Each gather therefore
 //
-//   * all in range: a linalg.generic over the result reads data with
-//     tensor.extract at the index;
-//   * otherwise: the node's IndexInRange guard and the offending index are
-//     stored in the kernel's status buffer (unless an earlier guard already
-//     failed), and the result is zeros so that later ops read defined data.
+//   1. reduces its indices to "is one out of range, and the first such";
+//   2. if one is, stores the node's IndexInRange guard and that index in the
+//      kernel's status buffer, unless an earlier guard already failed (an
+//      scf.if without results, so that no tensor flows through a branch);
+//   3. reads data with every index clamped into [0, dim-1], so that the
+//      reads are in bounds whatever the indices; a dim that can be 0 has
+//      nothing to read, and its reads are also guarded by dim > 0.
 //
-// The ABI wrapper reads the status buffer after the kernel returns
-// (lib/Target/AbiEmitter.cpp). Negative indices are out of range: txc does
-// not wrap them Python-style.
+// The clamped values only matter when the call fails, and then the outputs
+// are unspecified. The ABI wrapper reads the status buffer after the kernel
+// returns (lib/Target/AbiEmitter.cpp). Negative indices are out of range:
+// txc does not wrap them Python-style.
 //
 //===----------------------------------------------------------------------===//
 #include "../MLIRGen.h"
@@ -90,16 +92,18 @@ std::pair<Value, Value> firstOutOfRange(MLIRGen &gen, Location at,
   return {found, bad};
 }
 
-/// Stores (guard, actual) in the status buffer unless a guard failed before.
-void recordFailure(OpBuilder &b, Location at, Value status, uint32_t guard,
-                   Value actual) {
+/// When `failed`, stores (guard, actual) in the status buffer unless a guard
+/// failed before.
+void recordFailure(OpBuilder &b, Location at, Value status, Value failed,
+                   uint32_t guard, Value actual) {
   Value c0 = b.create<arith::ConstantIndexOp>(at, 0);
   Value c1 = b.create<arith::ConstantIndexOp>(at, 1);
   Value current = b.create<memref::LoadOp>(at, status, ValueRange{c0});
   Value none = b.create<arith::ConstantIntOp>(at, -1, 64);
   Value first =
       b.create<arith::CmpIOp>(at, arith::CmpIPredicate::eq, current, none);
-  b.create<scf::IfOp>(at, first, [&](OpBuilder &then, Location loc) {
+  Value record = b.create<arith::AndIOp>(at, failed, first);
+  b.create<scf::IfOp>(at, record, [&](OpBuilder &then, Location loc) {
     Value id = then.create<arith::ConstantIntOp>(loc, int64_t(guard), 64);
     then.create<memref::StoreOp>(loc, id, status, ValueRange{c0});
     then.create<memref::StoreOp>(loc, actual, status, ValueRange{c1});
@@ -107,10 +111,24 @@ void recordFailure(OpBuilder &b, Location at, Value status, uint32_t guard,
   });
 }
 
-/// result[pre..., idx..., post...] = data[pre..., indices[idx...], post...].
-/// Only reached when every index is in range.
-Value gatherInRange(MLIRGen &gen, Location at, Value data, unsigned dataRank,
+/// `index` (i32 or i64) clamped into [0, last] as an index value (-1 when
+/// last is -1, the dim being 0).
+Value clampedIndex(OpBuilder &b, Location at, Value index, Value last) {
+  if (index.getType() != b.getI64Type())
+    index = b.create<arith::ExtSIOp>(at, b.getI64Type(), index);
+  Value zero = b.create<arith::ConstantIntOp>(at, 0, 64);
+  Value clamped = b.create<arith::MinSIOp>(
+      at, b.create<arith::MaxSIOp>(at, index, zero), last);
+  return b.create<arith::IndexCastOp>(at, b.getIndexType(), clamped);
+}
+
+/// result[pre..., idx..., post...] = data[pre..., indices[idx...], post...]
+/// with each index clamped into [0, dim-1]; `dim` is the indexed dim (i64).
+/// When the dim can be 0, reads are also guarded by dim > 0 (the result is
+/// then zeros, and some index out of range has failed the call).
+Value gatherClamped(MLIRGen &gen, Location at, Value data, unsigned dataRank,
                     Value indices, unsigned indicesRank, unsigned axis,
+                    Value dim, bool dimMayBeZero,
                     const TensorType &resultType) {
   OpBuilder &b = gen.builder();
   unsigned rank = resultType.rank();
@@ -122,6 +140,15 @@ Value gatherInRange(MLIRGen &gen, Location at, Value data, unsigned dataRank,
       b.getMultiDimIdentityMap(rank)};
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
+  Value last = b.create<arith::SubIOp>(
+      at, dim, b.create<arith::ConstantIntOp>(at, 1, 64));
+  Value zero, nonEmpty;
+  if (dimMayBeZero) {
+    zero = gen.scalar(resultType.dtype, 0, at);
+    nonEmpty = b.create<arith::CmpIOp>(
+        at, arith::CmpIPredicate::sgt, dim,
+        b.create<arith::ConstantIntOp>(at, 0, 64));
+  }
   auto generic = b.create<linalg::GenericOp>(
       at, TypeRange{gen.tensorType(resultType)}, ValueRange{indices},
       ValueRange{gen.emptyTensor(resultType, at)}, maps, iterators,
@@ -129,12 +156,27 @@ Value gatherInRange(MLIRGen &gen, Location at, Value data, unsigned dataRank,
         SmallVector<Value> coords;
         for (unsigned d = 0; d < axis; ++d)
           coords.push_back(nested.create<linalg::IndexOp>(loc, d));
-        coords.push_back(nested.create<arith::IndexCastOp>(
-            loc, nested.getIndexType(), args[0]));
+        coords.push_back(clampedIndex(nested, loc, args[0], last));
         for (unsigned d = axis + 1; d < dataRank; ++d)
           coords.push_back(
               nested.create<linalg::IndexOp>(loc, d - 1 + indicesRank));
-        Value element = nested.create<tensor::ExtractOp>(loc, data, coords);
+        auto read = [&](OpBuilder &at2, Location loc2) -> Value {
+          return at2.create<tensor::ExtractOp>(loc2, data, coords);
+        };
+        Value element;
+        if (!dimMayBeZero) {
+          element = read(nested, loc);
+        } else {
+          auto branch = nested.create<scf::IfOp>(
+              loc, nonEmpty,
+              [&](OpBuilder &then, Location l) {
+                then.create<scf::YieldOp>(l, read(then, l));
+              },
+              [&](OpBuilder &otherwise, Location l) {
+                otherwise.create<scf::YieldOp>(l, zero);
+              });
+          element = branch.getResult(0);
+        }
         nested.create<linalg::YieldOp>(loc, element);
       });
   return generic.getResult(0);
@@ -167,27 +209,18 @@ FailureOr<SmallVector<Value>> lowerGather(MLIRGen &gen,
   const TensorType &indicesType = lowering.operandTypes[1];
   const TensorType &resultType = lowering.resultType();
   Location at = lowering.loc;
-  OpBuilder &b = gen.builder();
 
-  Value dim = dimAsI64(gen, dataType.shape[axis], at);
+  const ShapeExpr &indexedDim = dataType.shape[axis];
+  Value dim = dimAsI64(gen, indexedDim, at);
   auto [found, bad] = firstOutOfRange(gen, at, lowering.operands[1],
                                       indicesType.rank(), dim);
-  auto branch = b.create<scf::IfOp>(at, TypeRange{gen.tensorType(resultType)},
-                                    found, /*withElseRegion=*/true);
-  OpBuilder::InsertionGuard restore(b);
-  b.setInsertionPointToStart(&branch.getThenRegion().front());
-  recordFailure(b, at, status, *guard, bad);
-  Value zero = gen.scalar(resultType.dtype, 0, at);
-  Value zeros = b.create<linalg::FillOp>(at, zero,
-                                         gen.emptyTensor(resultType, at))
-                    .getResult(0);
-  b.create<scf::YieldOp>(at, zeros);
-  b.setInsertionPointToStart(&branch.getElseRegion().front());
-  Value gathered =
-      gatherInRange(gen, at, lowering.operands[0], dataType.rank(),
-                    lowering.operands[1], indicesType.rank(), axis, resultType);
-  b.create<scf::YieldOp>(at, gathered);
-  return SmallVector<Value>{branch.getResult(0)};
+  recordFailure(gen.builder(), at, status, found, *guard, bad);
+  bool dimMayBeZero =
+      indexedDim.bounds(gen.program().symbolRanges()).min <= 0;
+  Value result = gatherClamped(gen, at, lowering.operands[0], dataType.rank(),
+                               lowering.operands[1], indicesType.rank(), axis,
+                               dim, dimMayBeZero, resultType);
+  return SmallVector<Value>{result};
 }
 
 } // namespace
