@@ -95,8 +95,10 @@ class Artifact:
                                              rng)
         return arrays
 
-    def run(self, arrays, symbols):
-        """Calls <p>_run; returns (rc, status, {output name: array})."""
+    def run(self, arrays, symbols, addresses=None):
+        """Calls <p>_run; returns (rc, status, {output name: array}).
+        `addresses` may give the data pointer of some inputs instead of
+        their arrays' (e.g. an inaccessible page for an empty tensor)."""
         keep = []
         ins = (Tensor * max(1, len(self.inputs)))()
         for i, t in enumerate(self.inputs):
@@ -104,8 +106,8 @@ class Artifact:
             # An empty tensor still needs a non-NULL data pointer.
             storage = a if a.size else np.zeros(1, dtype=np.uint8)
             keep.append(storage)
-            fill_descriptor(ins[i], a, storage.ctypes.data,
-                            DTYPES[t["dtype"]][0])
+            data = (addresses or {}).get(t["name"], storage.ctypes.data)
+            fill_descriptor(ins[i], a, data, DTYPES[t["dtype"]][0])
         outs = (Tensor * max(1, len(self.outputs)))()
         results = {}
         for o, t in enumerate(self.outputs):
@@ -131,6 +133,21 @@ class Artifact:
         buffer = ctypes.create_string_buffer(512)
         self.message_fn(ctypes.byref(status), buffer, 512)
         return buffer.value.decode()
+
+
+def inaccessible_page():
+    """The address of a page that crashes the process when touched, and so
+    do the pages before and after it."""
+    libc = ctypes.CDLL(None)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    PROT_NONE, MAP_PRIVATE, MAP_ANONYMOUS = 0, 0x02, 0x20
+    address = libc.mmap(None, 3 * 4096, PROT_NONE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+    if address in (None, ctypes.c_void_p(-1).value):
+        raise OSError("mmap failed")
+    return address + 4096
 
 
 def fill_descriptor(d, array, data, dtype_code):
