@@ -31,6 +31,7 @@ static const LoweringTable &lowerings() {
     registerElementwiseLowerings(t);
     registerLinearAlgebraLowerings(t);
     registerShapeOpLowerings(t);
+    registerReductionLowerings(t);
     registerIndexingLowerings(t);
     return t;
   }();

@@ -53,23 +53,23 @@ llvm::StringRef mlirStageName(MLIRStage stage) {
 
 void addTensorOptimizationPasses(OpPassManager &pm,
                                  const PipelineOptions &options) {
-  pm.addPass(createCanonicalizerPass());
-  if (options.optLevel == 0)
-    return;
-  // The bias of a linear layer becomes the matmul's initial accumulator
-  // (before fusion, which would merge the bias add into its consumers).
-  if (options.optLevel >= 2)
-    pm.addNestedPass<func::FuncOp>(createFoldBiasIntoMatmulPass());
-  // Fuse producer/consumer elementwise chains so that no intermediate
-  // tensor is materialized.
-  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  if (options.optLevel >= 1) {
+    // The bias of a linear layer becomes the matmul's initial accumulator
+    // (before fusion, which would merge the bias add into its consumers).
+    if (options.optLevel >= 2)
+      pm.addNestedPass<func::FuncOp>(createFoldBiasIntoMatmulPass());
+    // Fuse producer/consumer elementwise chains so that no intermediate
+    // tensor is materialized.
+    pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  }
+  // Outputs are computed in place in their buffers from here on. This runs
+  // before CSE, which would merge the identical empty tensors of two
+  // outputs into one that cannot live in both buffers.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  pm.addNestedPass<func::FuncOp>(createFoldInPlaceOutputsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (options.optLevel >= 2) {
-    // Outputs are written in place from the start, so that the tiled loops
-    // carry the caller's buffer instead of a temporary copied at the end.
-    pm.addPass(bufferization::createEmptyTensorEliminationPass());
-    pm.addNestedPass<func::FuncOp>(createFoldInPlaceOutputsPass());
     pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass(options.vector));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
