@@ -104,6 +104,7 @@ const OpEvaluatorTable &OpEvaluatorTable::builtin() {
     registerElementwiseOps(t);
     registerLinearAlgebraOps(t);
     registerShapeOps(t);
+    registerIndexingOps(t);
     return t;
   }();
   return table;

@@ -129,6 +129,7 @@ private:
 void registerElementwiseOps(OpEvaluatorTable &table);
 void registerLinearAlgebraOps(OpEvaluatorTable &table);
 void registerShapeOps(OpEvaluatorTable &table);
+void registerIndexingOps(OpEvaluatorTable &table);
 
 /// Helper for evaluators with one result.
 inline llvm::Expected<std::vector<Tensor>> singleResult(Tensor tensor) {
