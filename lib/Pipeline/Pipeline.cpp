@@ -130,7 +130,21 @@ void addLLVMLoweringPasses(OpPassManager &pm, const PipelineOptions &options) {
   // Arith ops without a direct LLVM counterpart (ceildivsi, ...) become
   // simpler arith ops; math ops without an LLVM intrinsic (erf, ...) become
   // libm calls.
-  pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass());
+  // bf16 arithmetic computes in f32 (one rounding per op, as documented)
+  // and the conversions are expanded to integer code: LLVM would otherwise
+  // call __truncsfbf2, which the C libraries txc objects link against (and
+  // GCC 12's libgcc) do not provide.
+  {
+    static const std::string bf16[] = {"bf16"};
+    arith::ArithEmulateUnsupportedFloatsOptions emulate;
+    emulate.sourceTypeStrs = bf16;
+    emulate.targetTypeStr = "f32";
+    pm.addNestedPass<func::FuncOp>(
+        arith::createArithEmulateUnsupportedFloats(emulate));
+    arith::ArithExpandOpsPassOptions expand;
+    expand.includeBf16 = true;
+    pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass(expand));
+  }
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
