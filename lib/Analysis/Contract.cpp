@@ -1,7 +1,9 @@
 //===- Contract.cpp - Guards from a verified program, and their meaning ---===//
 #include "txc/Analysis/Contract.h"
+#include "txc/Analysis/ShapeOpAttrs.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/ErrorHandling.h"
 
@@ -24,6 +26,7 @@ llvm::StringRef txc::statusCodeMacro(StatusCode code) {
   case StatusCode::SymbolMismatch: return "TXC_E_SYMBOL_MISMATCH";
   case StatusCode::BufferTooSmall: return "TXC_E_BUFFER_TOO_SMALL";
   case StatusCode::Alias: return "TXC_E_ALIAS";
+  case StatusCode::IndexOutOfRange: return "TXC_E_INDEX_OUT_OF_RANGE";
   }
   llvm_unreachable("unknown status code");
 }
@@ -41,6 +44,7 @@ llvm::StringRef txc::statusCodeName(StatusCode code) {
   case StatusCode::SymbolMismatch: return "symbol_mismatch";
   case StatusCode::BufferTooSmall: return "buffer_too_small";
   case StatusCode::Alias: return "alias";
+  case StatusCode::IndexOutOfRange: return "index_out_of_range";
   }
   llvm_unreachable("unknown status code");
 }
@@ -58,6 +62,7 @@ llvm::StringRef txc::statusCodeDescription(StatusCode code) {
   case StatusCode::SymbolMismatch: return "a dimension disagrees with the value of its symbols";
   case StatusCode::BufferTooSmall: return "a buffer is smaller than the tensor it holds";
   case StatusCode::Alias: return "an output overlaps an input or another output";
+  case StatusCode::IndexOutOfRange: return "an index read by gather or embedding is out of range";
   }
   llvm_unreachable("unknown status code");
 }
@@ -78,6 +83,7 @@ llvm::StringRef txc::guardKindName(GuardKind kind) {
   case GuardKind::DimEquals: return "dim_equals";
   case GuardKind::BufferSize: return "buffer_size";
   case GuardKind::NoAlias: return "no_alias";
+  case GuardKind::IndexInRange: return "index_in_range";
   }
   llvm_unreachable("unknown guard kind");
 }
@@ -142,6 +148,12 @@ private:
   /// Reports tensors whose C header macros would clash with another's.
   bool checkHeaderNames(TensorSide side);
   void addBufferSize(TensorSide side, size_t index, const ContractTensor &t);
+  /// One IndexInRange guard per gather/embedding node of `graph` and of its
+  /// nested graphs, in program order. `types` maps value names in scope to
+  /// their types.
+  void addIndexGuards(const Graph &graph, llvm::StringMap<TensorType> &types);
+  void addIndexGuard(const Node &node, const TensorType &data,
+                     const TensorType &indices);
 
   const Program &program;
   Contract &contract;
@@ -307,6 +319,46 @@ void ContractBuilder::addBufferSize(TensorSide side, size_t index,
               " needs {expected_min} bytes, but its size_bytes is {actual}";
 }
 
+void ContractBuilder::addIndexGuards(const Graph &graph,
+                                     llvm::StringMap<TensorType> &types) {
+  for (const ValueDecl &input : graph.inputs)
+    types[input.name] = input.type;
+  for (const Node &node : graph.nodes) {
+    for (const auto &region : node.regions)
+      addIndexGuards(*region.second, types);
+    if ((node.kind == OpKind::Gather || node.kind == OpKind::Embedding) &&
+        node.operands.size() == 2)
+      addIndexGuard(node, types.lookup(node.operands[0]),
+                    types.lookup(node.operands[1]));
+    for (size_t i = 0; i < node.resultTypes.size(); ++i)
+      types[i == 0 ? node.name : node.name + ":" + std::to_string(i)] =
+          node.resultTypes[i];
+  }
+}
+
+void ContractBuilder::addIndexGuard(const Node &node, const TensorType &data,
+                                    const TensorType &indices) {
+  InferenceContext ctx(program, node, {data, indices});
+  unsigned axis = resolveGatherAxis(ctx).value_or(0); // verified
+  const std::string &operand = node.operands[1];
+  // Name the tensor in the status when the indices are a program input.
+  auto input = llvm::find_if(contract.inputs, [&](const ContractTensor &t) {
+    return t.name == operand;
+  });
+  Guard &g = add(GuardKind::IndexInRange, StatusCode::IndexOutOfRange,
+                 node.loc);
+  if (input != contract.inputs.end()) {
+    g.side = TensorSide::Input;
+    g.tensor = int32_t(input - contract.inputs.begin());
+  }
+  g.expr = data.shape[axis];
+  g.node = node.name;
+  g.expression = "0 <= " + operand + "[*] < " + str(g.expr);
+  g.message = "index {actual} in '" + operand + "' (operand 1 of '" +
+              getOpInfo(node.kind).name.str() + "' node '" + node.name +
+              "') is out of range [{expected_min}, {expected_max}]";
+}
+
 bool ContractBuilder::build() {
   for (const Symbol &symbol : program.symbols)
     contract.symbols.push_back(
@@ -459,6 +511,14 @@ bool ContractBuilder::build() {
                 "' overlaps {other}; outputs must not share memory with "
                 "inputs or other outputs";
   }
+  // Checked by the kernel while it computes, so they come last: a call
+  // reports them only when every descriptor guard passed.
+  llvm::StringMap<TensorType> types;
+  for (const ValueDecl &input : program.inputs)
+    types[input.name] = input.type;
+  for (const ConstantDecl &constant : program.constants)
+    types[constant.name] = constant.type;
+  addIndexGuards(program.body, types);
   return true;
 }
 
@@ -558,7 +618,8 @@ CallResult txc::evaluateGuards(const Contract &contract,
   size_t numInputs = inputs ? inputs->size() : 0;
   size_t numOutputs = outputs ? outputs->size() : 0;
   for (const Guard &g : contract.guards) {
-    if (!checkOutputs && g.side == TensorSide::Output)
+    if ((!checkOutputs && g.side == TensorSide::Output) ||
+        isDataDependent(g.kind))
       continue;
     switch (g.kind) {
     case GuardKind::InputCount:
@@ -638,6 +699,8 @@ CallResult txc::evaluateGuards(const Contract &contract,
           return fail(g, int64_t(TensorSide::Output), int64_t(o), 0);
       break;
     }
+    case GuardKind::IndexInRange:
+      break; // skipped above: needs the indices' values
     }
   }
   // All guards passed: compute the output shapes.

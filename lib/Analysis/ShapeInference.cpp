@@ -14,6 +14,7 @@ static const ShapeRuleTable &shapeRules() {
     registerReductionShapeRules(t);
     registerConvolutionShapeRules(t);
     registerControlFlowShapeRules(t);
+    registerIndexingShapeRules(t);
     return t;
   }();
   return table;

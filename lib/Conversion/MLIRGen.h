@@ -56,6 +56,7 @@ void registerShapeOpLowerings(LoweringTable &table);
 void registerReductionLowerings(LoweringTable &table);
 void registerConvolutionLowerings(LoweringTable &table);
 void registerControlFlowLowerings(LoweringTable &table);
+void registerIndexingLowerings(LoweringTable &table);
 
 /// True when `kind` has a lowering (every registered op must).
 bool hasLowering(OpKind kind);
@@ -71,6 +72,11 @@ public:
   mlir::OpBuilder &builder() { return b; }
   mlir::MLIRContext &context() { return ctx; }
   const Program &program() const { return prog; }
+  const Contract &getContract() const { return contract; }
+  /// The kernel's argument after the inputs when the contract has
+  /// data-dependent guards: memref<2xi64> holding the id of the first such guard that failed (the
+  /// caller sets -1) and the offending value. Null otherwise.
+  mlir::Value statusBuffer() const { return statusArg; }
 
   mlir::Location loc(const Loc &at, llvm::StringRef name = {});
   mlir::Type elementType(DType dtype);
@@ -120,6 +126,7 @@ private:
   const Contract &contract;
   std::vector<llvm::StringMap<ScopedValue>> scopes;
   llvm::SmallVector<mlir::Value> symbolArgs;
+  mlir::Value statusArg;
   std::map<ShapeExpr, mlir::Value> dimCache;
 };
 

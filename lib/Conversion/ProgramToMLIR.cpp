@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Verifier.h"
 
@@ -33,6 +34,7 @@ static const LoweringTable &lowerings() {
     registerReductionLowerings(t);
     registerConvolutionLowerings(t);
     registerControlFlowLowerings(t);
+    registerIndexingLowerings(t);
     return t;
   }();
   return table;
@@ -267,6 +269,13 @@ OwningOpRef<ModuleOp> MLIRGen::run() {
     argTypes.push_back(b.getIndexType());
   for (const ContractTensor &input : contract.inputs)
     argTypes.push_back(tensorType(input.type));
+  // The status buffer of data-dependent guards comes before the outputs,
+  // which stay the last arguments.
+  bool hasStatus = llvm::any_of(contract.guards, [](const Guard &g) {
+    return isDataDependent(g.kind);
+  });
+  if (hasStatus)
+    argTypes.push_back(MemRefType::get({2}, b.getI64Type()));
   for (const ContractTensor &output : contract.outputs) {
     argTypes.push_back(tensorType(output.type));
     resultTypes.push_back(tensorType(output.type));
@@ -285,6 +294,8 @@ OwningOpRef<ModuleOp> MLIRGen::run() {
   b.setInsertionPointToStart(entry);
   for (size_t i = 0; i < numSymbols; ++i)
     symbolArgs.push_back(entry->getArgument(i));
+  if (hasStatus)
+    statusArg = entry->getArgument(numSymbols + numInputs);
   scopes.emplace_back();
   for (size_t i = 0; i < numInputs; ++i)
     define(contract.inputs[i].name, entry->getArgument(numSymbols + i),
@@ -305,7 +316,7 @@ OwningOpRef<ModuleOp> MLIRGen::run() {
   llvm::StringMap<size_t> firstOutput;
   for (size_t o = 0; o < contract.outputs.size(); ++o) {
     const ContractTensor &output = contract.outputs[o];
-    Value dest = entry->getArgument(numSymbols + numInputs + o);
+    Value dest = entry->getArgument(numSymbols + numInputs + hasStatus + o);
     auto [first, inserted] = firstOutput.try_emplace(output.value, o);
     Value value =
         inserted ? lookup(output.value)->value : results[first->second];

@@ -106,6 +106,7 @@ const OpEvaluatorTable &OpEvaluatorTable::builtin() {
     registerShapeOps(t);
     registerConvolutionOps(t);
     registerControlFlowOps(t);
+    registerIndexingOps(t);
     return t;
   }();
   return table;

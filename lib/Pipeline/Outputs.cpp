@@ -43,7 +43,12 @@ bool isUpdateOf(Value value, Value dest) {
       value = loop.getInitArgs()[result.getResultNumber()];
     else if (auto write = dyn_cast<vector::TransferWriteOp>(op))
       value = write.getSource();
-    else
+    else if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      // Both branches must update `dest` in place.
+      unsigned i = result.getResultNumber();
+      return isUpdateOf(branch.thenYield().getOperand(i), dest) &&
+             isUpdateOf(branch.elseYield().getOperand(i), dest);
+    } else
       return false;
   }
   return true;

@@ -244,7 +244,52 @@ static int64_t saturatingAdd(int64_t a, int64_t b) {
   return a < 0 ? kInt64Min : kInt64Max;
 }
 
+/// Exact bounds of a multilinear expression (no symbol squared): an affine
+/// function of each symbol takes its extremes at the ends of the symbol's
+/// range, so the extremes over the box are at its corners. Without this,
+/// 4*B*S-4*B (the flattened [B,S-1,4]) would seem negative for B, S >= 1.
+/// nullopt when the expression is not multilinear, uses too many symbols
+/// for the 2^n corners, or overflows at a corner.
+static std::optional<Interval>
+cornerBounds(llvm::ArrayRef<ShapeExpr::Term> terms,
+             llvm::ArrayRef<uint32_t> ids,
+             llvm::ArrayRef<Interval> symbolRanges) {
+  constexpr size_t kMaxCornerSymbols = 10;
+  if (ids.size() > kMaxCornerSymbols)
+    return std::nullopt;
+  for (const ShapeExpr::Term &term : terms)
+    if (std::adjacent_find(term.symbols.begin(), term.symbols.end()) !=
+        term.symbols.end())
+      return std::nullopt; // S*S: not affine in S
+  uint32_t maxId = ids.empty() ? 0 : ids.back();
+  if (!ids.empty() && maxId >= symbolRanges.size())
+    return std::nullopt;
+  std::vector<int64_t> values(ids.empty() ? 0 : maxId + 1, 0);
+  std::optional<Interval> result;
+  for (uint64_t corner = 0; corner < (uint64_t(1) << ids.size()); ++corner) {
+    for (size_t i = 0; i < ids.size(); ++i)
+      values[ids[i]] = (corner >> i) & 1 ? symbolRanges[ids[i]].max
+                                         : symbolRanges[ids[i]].min;
+    int64_t sum = 0;
+    for (const ShapeExpr::Term &term : terms) {
+      int64_t product = term.coeff;
+      for (uint32_t id : term.symbols)
+        if (__builtin_mul_overflow(product, values[id], &product))
+          return std::nullopt;
+      if (__builtin_add_overflow(sum, product, &sum))
+        return std::nullopt;
+    }
+    if (!result)
+      result = Interval{sum, sum};
+    result->min = std::min(result->min, sum);
+    result->max = std::max(result->max, sum);
+  }
+  return result;
+}
+
 Interval ShapeExpr::bounds(llvm::ArrayRef<Interval> symbolRanges) const {
+  if (auto exact = cornerBounds(termList, symbols(), symbolRanges))
+    return *exact;
   Interval total{0, 0};
   for (const Term &term : termList) {
     // Symbols are non-negative, so a monomial is monotonic in each symbol.

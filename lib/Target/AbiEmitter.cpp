@@ -58,8 +58,13 @@ private:
                   bool checkOutputs, CallState &state);
   void writeOutputShapes(IRBuilder<> &b, Value *outputs, CallState &state);
   void writeSuccess(IRBuilder<> &b, Value *status);
-  void callKernel(IRBuilder<> &b, Value *inputs, Value *outputs,
-                  CallState &state);
+  /// Calls the kernel; returns its status buffer ([2 x i64]: failed guard
+  /// id or -1, offending value) when the contract has data-dependent guards.
+  Value *callKernel(IRBuilder<> &b, Value *inputs, Value *outputs,
+                    CallState &state);
+  /// Fails with the data-dependent guard the kernel reported, if any.
+  void checkKernelStatus(IRBuilder<> &b, FailExit &exit, Value *kernelStatus,
+                         CallState &state);
 
   Value *descriptor(IRBuilder<> &b, Value *array, unsigned index) {
     return b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), array,
@@ -189,7 +194,9 @@ void EntryPointEmitter::emitGuards(IRBuilder<> &b, FailExit &exit,
   state.outputBytes.assign(contract.outputs.size(), nullptr);
   Constant *zero = c64(0);
   for (const Guard &g : contract.guards) {
-    if (!checkOutputs && g.side == TensorSide::Output)
+    // Data-dependent guards are checked by the kernel (checkKernelStatus).
+    if ((!checkOutputs && g.side == TensorSide::Output) ||
+        isDataDependent(g.kind))
       continue;
     Value *desc = g.side == TensorSide::None
                       ? nullptr
@@ -310,6 +317,8 @@ void EntryPointEmitter::emitGuards(IRBuilder<> &b, FailExit &exit,
         checkAgainst(outputs, o, state.outputBytes[o], TensorSide::Output);
       break;
     }
+    case GuardKind::IndexInRange:
+      break; // skipped above
     }
   }
 }
@@ -343,8 +352,13 @@ void EntryPointEmitter::writeSuccess(IRBuilder<> &b, Value *status) {
   b.CreateRet(c32(0));
 }
 
-void EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
-                                   Value *outputs, CallState &state) {
+static bool hasDataDependentGuards(const Contract &contract) {
+  return llvm::any_of(contract.guards,
+                      [](const Guard &g) { return isDataDependent(g.kind); });
+}
+
+Value *EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
+                                     Value *outputs, CallState &state) {
   // The kernel's memref arguments, expanded by the LLVM lowering to
   // (allocated, aligned, offset, sizes..., strides...).
   SmallVector<Value *> args;
@@ -372,9 +386,42 @@ void EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
   };
   for (unsigned i = 0; i < contract.inputs.size(); ++i)
     addMemRef(inputs, i, contract.inputs[i].type);
+  Value *kernelStatus = nullptr;
+  if (hasDataDependentGuards(contract)) {
+    // memref<2xi64> on the stack, between the inputs and the outputs:
+    // (allocated, aligned, offset, size, stride).
+    Function *function = b.GetInsertBlock()->getParent();
+    IRBuilder<> entry(&function->getEntryBlock(),
+                      function->getEntryBlock().begin());
+    Type *type = ArrayType::get(i64, 2);
+    kernelStatus = entry.CreateAlloca(type, nullptr, "kernel_status");
+    b.CreateStore(c64(-1), kernelStatus);
+    b.CreateStore(c64(0),
+                  b.CreateConstInBoundsGEP2_64(type, kernelStatus, 0, 1));
+    args.append({kernelStatus, kernelStatus, c64(0), c64(2), c64(1)});
+  }
   for (unsigned o = 0; o < contract.outputs.size(); ++o)
     addMemRef(outputs, o, contract.outputs[o].type);
   b.CreateCall(kernel->getFunctionType(), kernel, args);
+  return kernelStatus;
+}
+
+void EntryPointEmitter::checkKernelStatus(IRBuilder<> &b, FailExit &exit,
+                                          Value *kernelStatus,
+                                          CallState &state) {
+  if (!kernelStatus)
+    return;
+  Type *type = ArrayType::get(i64, 2);
+  Value *failed = b.CreateLoad(i64, kernelStatus, "failed_guard");
+  Value *actual = b.CreateLoad(
+      i64, b.CreateConstInBoundsGEP2_64(type, kernelStatus, 0, 1), "actual");
+  for (const Guard &g : contract.guards) {
+    if (g.kind != GuardKind::IndexInRange)
+      continue;
+    Value *last = b.CreateSub(evaluate(b, g.expr, state.symbols, i64), c64(1));
+    failIf(b, exit, b.CreateICmpEQ(failed, c64(g.id)), g, c64(0), last,
+           actual);
+  }
 }
 
 void EntryPointEmitter::emitRun() {
@@ -388,7 +435,9 @@ void EntryPointEmitter::emitRun() {
              function->getArg(2), function->getArg(3), /*checkOutputs=*/true,
              state);
   writeOutputShapes(b, function->getArg(2), state);
-  callKernel(b, function->getArg(0), function->getArg(2), state);
+  Value *kernelStatus =
+      callKernel(b, function->getArg(0), function->getArg(2), state);
+  checkKernelStatus(b, exit, kernelStatus, state);
   writeSuccess(b, status);
 }
 
@@ -573,6 +622,8 @@ Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
     expected += 3 + 2 * input.type.rank();
   for (const ContractTensor &output : contract.outputs)
     expected += 3 + 2 * output.type.rank();
+  if (hasDataDependentGuards(contract))
+    expected += 5; // the status buffer, memref<2xi64>
   if (kernel->arg_size() != expected || !kernel->getReturnType()->isVoidTy())
     return createStringError(
         inconvertibleErrorCode(),

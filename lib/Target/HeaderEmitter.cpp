@@ -127,8 +127,10 @@ std::string txc::emitCHeader(const Contract &contract,
   os << R"(
 /* Checks every guard, then computes the outputs into the caller's buffers.
    Returns TXC_OK, or the code of the first failed guard without touching
-   any tensor memory. status may be NULL. Reentrant; no allocation other
-   than temporaries, no I/O. */
+   any tensor memory. Only TXC_E_INDEX_OUT_OF_RANGE (an index read by
+   gather/embedding outside its dimension) is found while computing; the
+   outputs are then unspecified, as on any non-zero status. status may be
+   NULL. Reentrant; no allocation other than temporaries, no I/O. */
 int32_t )" << contract.runSymbol()
      << R"((const txc_tensor *inputs, int64_t num_inputs,
     txc_tensor *outputs, int64_t num_outputs, txc_status *status);

@@ -132,6 +132,16 @@ std::string txc::emitManifest(const Contract &contract,
       entry["dim"] = g.dim;
     if (g.symbol >= 0)
       entry["symbol"] = contract.symbols[g.symbol].name;
+    if (isDataDependent(g.kind)) {
+      // Checked by the kernel on the tensors' values, not by output_shapes
+      // or `txc verify`.
+      entry["data_dependent"] = true;
+      entry["node"] = g.node;
+      auto last = ShapeExpr::sub(g.expr, ShapeExpr::constant(1));
+      json max = last->getConstant() ? json(*last->getConstant())
+                                     : json(last->toString(names));
+      entry["valid_range"] = {{"min", 0}, {"max", max}};
+    }
     entry["location"] = locationToJson(info.programFile, g.origin);
     guards.push_back(std::move(entry));
   }

@@ -811,7 +811,7 @@ TEST(Contract, DimEqualsWithHugeDims) {
 //===----------------------------------------------------------------------===//
 
 TEST(Contract, StatusCodeNames) {
-  EXPECT_EQ(std::size(kAllStatusCodes), 11u);
+  EXPECT_EQ(std::size(kAllStatusCodes), 12u);
   for (size_t i = 0; i < std::size(kAllStatusCodes); ++i)
     EXPECT_EQ(int(kAllStatusCodes[i]), int(i));
   EXPECT_EQ(statusCodeMacro(StatusCode::OK), "TXC_OK");
@@ -823,6 +823,10 @@ TEST(Contract, StatusCodeNames) {
             "a tensor has the wrong rank");
   EXPECT_EQ(guardKindName(GuardKind::SymbolForm), "symbol_form");
   EXPECT_EQ(guardKindName(GuardKind::NoAlias), "no_alias");
+  EXPECT_EQ(statusCodeMacro(StatusCode::IndexOutOfRange),
+            "TXC_E_INDEX_OUT_OF_RANGE");
+  EXPECT_EQ(int(StatusCode::IndexOutOfRange), 11);
+  EXPECT_EQ(guardKindName(GuardKind::IndexInRange), "index_in_range");
 }
 
 TEST(Contract, GenericMessages) {

@@ -85,6 +85,20 @@ TEST(OpRegistry, Attributes) {
       EXPECT_FALSE(spec.name.empty()) << info.name.str();
       EXPECT_EQ(info.findAttribute(spec.name), &spec) << info.name.str();
     }
+  // Shape ops: optional and required attributes of several types.
+  auto spec = [](llvm::StringRef op, llvm::StringRef attr) {
+    const OpInfo *info = lookupOp(op);
+    return info ? info->findAttribute(attr) : nullptr;
+  };
+  ASSERT_TRUE(spec("transpose", "perm") && spec("permute", "perm"));
+  EXPECT_FALSE(spec("transpose", "perm")->required);
+  EXPECT_TRUE(spec("permute", "perm")->required);
+  EXPECT_EQ(spec("reshape", "shape")->type, AttrType::Shape);
+  EXPECT_EQ(spec("slice", "starts")->type, AttrType::IntList);
+  EXPECT_EQ(spec("pad", "value")->type, AttrType::Float);
+  EXPECT_EQ(spec("pad", "mode")->type, AttrType::String);
+  EXPECT_EQ(spec("split", "num")->type, AttrType::Int);
+  EXPECT_FALSE(spec("gather", "axis")->required);
   EXPECT_EQ(attrTypeName(AttrType::Shape),
             "a shape (a list of integers or symbol expressions)");
   EXPECT_EQ(attrTypeName(AttrType::IntList), "a list of integers");

@@ -82,6 +82,21 @@ TEST(ShapeExpr, BoundsOverRanges) {
   EXPECT_EQ(c.max, 512);
 }
 
+TEST(ShapeExpr, BoundsOfMultilinearExpressionsAreExact) {
+  std::vector<Interval> ranges = {{1, 4}, {2, 6}, {0, 3}};
+  // 4*B*(S-1): the flattened [B,S-1,4] is never negative.
+  Interval a = parse("4*B*S-4*B").bounds(ranges);
+  EXPECT_EQ(a.min, 4);
+  EXPECT_EQ(a.max, 80);
+  Interval b = parse("B*T-B-T+5").bounds(ranges); // (B-1)*(T-1)+4
+  EXPECT_EQ(b.min, 1);
+  EXPECT_EQ(b.max, 10);
+  // S*S is not multilinear: interval arithmetic, still sound.
+  Interval c = parse("S*S-4*S").bounds(ranges);
+  EXPECT_LE(c.min, -4);
+  EXPECT_GE(c.max, 12);
+}
+
 TEST(ShapeExpr, LinearDecomposition) {
   auto form = parse("2*S+T+1").linearIn(1);
   ASSERT_TRUE(form);

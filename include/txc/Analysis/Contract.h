@@ -34,6 +34,8 @@ enum class StatusCode : int32_t {
   SymbolMismatch = 8,   ///< a dim disagrees with the value of its symbols
   BufferTooSmall = 9,   ///< size_bytes is less than the tensor needs
   Alias = 10,           ///< an output overlaps an input or another output
+  IndexOutOfRange = 11, ///< an index of gather/embedding is outside its dim
+                        ///< (found while computing; outputs unspecified)
 };
 
 inline constexpr StatusCode kAllStatusCodes[] = {
@@ -42,7 +44,7 @@ inline constexpr StatusCode kAllStatusCodes[] = {
     StatusCode::Rank,        StatusCode::Dim,
     StatusCode::SymbolRange, StatusCode::SymbolDivisibility,
     StatusCode::SymbolMismatch, StatusCode::BufferTooSmall,
-    StatusCode::Alias};
+    StatusCode::Alias,       StatusCode::IndexOutOfRange};
 
 /// "TXC_E_RANK" etc.
 llvm::StringRef statusCodeMacro(StatusCode code);
@@ -69,9 +71,18 @@ enum class GuardKind {
   DimEquals,      ///< dims[d] == expr(symbols)
   BufferSize,     ///< size_bytes >= elements(shape) * dtype size
   NoAlias,        ///< output bytes overlap no input or earlier output
+  IndexInRange,   ///< every index a gather/embedding node reads is in
+                  ///< [0, expr). Data-dependent: checked by the kernel
+                  ///< while it computes, after every other guard passed.
 };
 
 llvm::StringRef guardKindName(GuardKind kind);
+
+/// Guards about tensor values rather than descriptors. The ABI checks them
+/// in the kernel, so `<p>_output_shapes` and evaluateGuards skip them.
+inline bool isDataDependent(GuardKind kind) {
+  return kind == GuardKind::IndexInRange;
+}
 
 struct Guard {
   uint32_t id = 0; ///< position in Contract::guards
@@ -87,7 +98,10 @@ struct Guard {
   int64_t value = 0;
   /// SymbolForm/SymbolRange: the rest of the dim's expression (without
   /// coeff*S). DimEquals: the expected dim. BufferSize: the byte count.
+  /// IndexInRange: the indexed dim (indices must be below it).
   ShapeExpr expr;
+  /// IndexInRange: the node whose indices the guard checks.
+  std::string node;
   std::string expression; ///< human-readable, e.g. "X.shape[1] == 4"
   /// The failure message with placeholders {expected_min}, {expected_max},
   /// {actual} (decimal integers) and {other} (a tensor name), filled in
@@ -169,7 +183,10 @@ struct CallResult {
 
 /// Evaluates the guards in order. With `checkOutputs` false only the guards
 /// about inputs are evaluated (the output-shapes entry point); null outputs
-/// are then allowed.
+/// are then allowed. Data-dependent guards (isDataDependent) are skipped:
+/// they need the tensors' values, which a call described by shapes does not
+/// have, so a call that passes here may still fail with
+/// TXC_E_INDEX_OUT_OF_RANGE.
 CallResult evaluateGuards(const Contract &contract,
                           const std::vector<CallTensor> *inputs,
                           const std::vector<CallTensor> *outputs,

@@ -94,6 +94,7 @@ void registerShapeOpShapeRules(ShapeRuleTable &table);
 void registerReductionShapeRules(ShapeRuleTable &table);
 void registerConvolutionShapeRules(ShapeRuleTable &table);
 void registerControlFlowShapeRules(ShapeRuleTable &table);
+void registerIndexingShapeRules(ShapeRuleTable &table);
 
 /// True when `kind` has a shape rule (every registered op must).
 bool hasShapeRule(OpKind kind);

@@ -131,6 +131,7 @@ void registerLinearAlgebraOps(OpEvaluatorTable &table);
 void registerShapeOps(OpEvaluatorTable &table);
 void registerConvolutionOps(OpEvaluatorTable &table);
 void registerControlFlowOps(OpEvaluatorTable &table);
+void registerIndexingOps(OpEvaluatorTable &table);
 
 /// Helper for evaluators with one result.
 inline llvm::Expected<std::vector<Tensor>> singleResult(Tensor tensor) {

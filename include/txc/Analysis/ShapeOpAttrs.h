@@ -1,0 +1,76 @@
+//===- ShapeOpAttrs.h - Resolved attributes of shape and indexing ops -*- C++ -*-===//
+//
+// The attributes of the shape ops (transpose, squeeze, slice, pad, split, ...)
+// and of the indexing ops are written with Python conventions: negative axes,
+// optional lists, out-of-range slice bounds. These functions turn them into
+// one explicit form (normalized axes, symbolic starts and lengths). The shape
+// rules call them to check a node and compute its result types; MLIRGen and
+// the interpreter call them again on the verified node, so that all three
+// agree on what the attributes mean.
+//
+// Each function records problems in the context (with the attribute's
+// location) and returns nullopt when the attributes do not fit the operands.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TXC_ANALYSIS_SHAPEOPATTRS_H
+#define TXC_ANALYSIS_SHAPEOPATTRS_H
+
+#include "txc/Analysis/ShapeInference.h"
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace txc {
+
+/// transpose/permute: result dim i is operand dim perm[i].
+std::optional<std::vector<unsigned>> resolvePermutation(InferenceContext &ctx);
+
+/// squeeze: the operand dims removed, ascending (each a static 1).
+std::optional<std::vector<unsigned>> resolveSqueezeAxes(InferenceContext &ctx);
+
+/// unsqueeze: the result dims inserted (each a static 1), ascending.
+std::optional<std::vector<unsigned>>
+resolveUnsqueezeAxes(InferenceContext &ctx);
+
+/// flatten: the inclusive range [first, last] of operand dims merged into
+/// one. A rank-0 operand is treated as rank 1 (result [1]).
+std::optional<std::pair<unsigned, unsigned>>
+resolveFlattenRange(InferenceContext &ctx);
+
+/// concat: the axis along which the operands are joined.
+std::optional<unsigned> resolveConcatAxis(InferenceContext &ctx);
+
+/// One sliced dim of `slice`: elements start, start+step, ... (length of
+/// them), all inside the operand dim for every value of the symbols.
+struct SliceAxis {
+  unsigned axis;
+  ShapeExpr start;
+  int64_t step;
+  ShapeExpr length;
+};
+/// slice: the sliced dims, ascending by axis (dims not listed are whole).
+std::optional<std::vector<SliceAxis>> resolveSlice(InferenceContext &ctx);
+
+enum class PadMode { Constant, Reflect, Edge };
+/// pad: elements added before and after each dim, and what they hold.
+struct PadSpec {
+  std::vector<int64_t> before, after; ///< one per operand dim, >= 0
+  PadMode mode = PadMode::Constant;
+  double value = 0; ///< PadMode::Constant: exactly representable in the dtype
+};
+std::optional<PadSpec> resolvePad(InferenceContext &ctx);
+
+/// split: the axis and the size of each piece (they add up to the dim).
+struct SplitSpec {
+  unsigned axis;
+  std::vector<ShapeExpr> sizes;
+};
+std::optional<SplitSpec> resolveSplit(InferenceContext &ctx);
+
+/// gather: the data dim indexed (embedding: always 0).
+std::optional<unsigned> resolveGatherAxis(InferenceContext &ctx);
+
+} // namespace txc
+
+#endif

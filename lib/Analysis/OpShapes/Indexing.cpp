@@ -1,0 +1,62 @@
+//===- Indexing.cpp - Shape rules of gather and embedding -----------------===//
+//
+// The result shape of an indexing op depends only on the shapes of its
+// operands; whether each index is inside the indexed dim is checked at run
+// time (a data-dependent guard of the contract, status 11).
+//
+//===----------------------------------------------------------------------===//
+#include "txc/Analysis/ShapeOpAttrs.h"
+
+using namespace txc;
+
+namespace {
+
+bool isIndexDType(DType type) {
+  return type == DType::I32 || type == DType::I64;
+}
+
+/// Result rank data.rank - 1 + indices.rank, within the rank limit.
+bool checkResultRank(InferenceContext &ctx, size_t rank) {
+  if (rank <= ProgramLimits::kMaxRank)
+    return true;
+  ctx.fail(ctx.node.loc, "limit",
+           "the result of '" + ctx.opName() + "' node '" + ctx.node.name +
+               "' would have rank " + std::to_string(rank) +
+               ", over the limit of " +
+               std::to_string(ProgramLimits::kMaxRank));
+  return false;
+}
+
+/// gather(data, indices): numpy.take along `axis`.
+std::vector<TensorType> inferGather(InferenceContext &ctx) {
+  const TensorType &data = ctx.operands[0], &indices = ctx.operands[1];
+  if (!ctx.requireDType(1, isIndexDType, "i32 or i64 indices"))
+    return {};
+  auto axis = resolveGatherAxis(ctx);
+  if (!axis || !checkResultRank(ctx, data.rank() - 1 + indices.rank()))
+    return {};
+  Shape shape(data.shape.begin(), data.shape.begin() + *axis);
+  shape.insert(shape.end(), indices.shape.begin(), indices.shape.end());
+  shape.insert(shape.end(), data.shape.begin() + *axis + 1, data.shape.end());
+  return {TensorType{data.dtype, std::move(shape)}};
+}
+
+/// embedding(weight [V,D], indices): the rows of weight, indices.shape + [D].
+std::vector<TensorType> inferEmbedding(InferenceContext &ctx) {
+  if (!ctx.requireRank(0, 2) ||
+      !ctx.requireDType(1, isIndexDType, "i32 or i64 indices"))
+    return {};
+  const TensorType &weight = ctx.operands[0], &indices = ctx.operands[1];
+  if (!checkResultRank(ctx, indices.rank() + 1))
+    return {};
+  Shape shape = indices.shape;
+  shape.push_back(weight.shape[1]);
+  return {TensorType{weight.dtype, std::move(shape)}};
+}
+
+} // namespace
+
+void txc::registerIndexingShapeRules(ShapeRuleTable &table) {
+  table.add(OpKind::Gather, inferGather);
+  table.add(OpKind::Embedding, inferEmbedding);
+}

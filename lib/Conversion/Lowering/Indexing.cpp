@@ -1,0 +1,233 @@
+//===- Indexing.cpp - Lowering of gather and embedding --------------------===//
+//
+// An index outside [0, dim) must fail the call with TXC_E_INDEX_OUT_OF_RANGE
+// and must never be read through. Each gather therefore
+//
+//   1. reduces its indices to "is one out of range, and the first such";
+//   2. if one is, stores the node's IndexInRange guard and that index in the
+//      kernel's status buffer, unless an earlier guard already failed (an
+//      scf.if without results, so that no tensor flows through a branch);
+//   3. reads data with every index clamped into [0, dim-1], so that the
+//      reads are in bounds whatever the indices; a dim that can be 0 has
+//      nothing to read, and its reads are also guarded by dim > 0.
+//
+// The clamped values only matter when the call fails, and then the outputs
+// are unspecified. The ABI wrapper reads the status buffer after the kernel
+// returns (lib/Target/AbiEmitter.cpp). Negative indices are out of range:
+// txc does not wrap them Python-style.
+//
+//===----------------------------------------------------------------------===//
+#include "../MLIRGen.h"
+#include "txc/Analysis/ShapeOpAttrs.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+
+// Inside namespace txc, txc::TensorType hides mlir::TensorType.
+namespace txc {
+
+namespace {
+
+/// The indexed dim as an i64 value.
+Value dimAsI64(MLIRGen &gen, const ShapeExpr &dim, Location at) {
+  OpBuilder &b = gen.builder();
+  if (auto value = dim.getConstant())
+    return b.create<arith::ConstantIntOp>(at, *value, 64);
+  return b.create<arith::IndexCastOp>(at, b.getI64Type(),
+                                      gen.dimValue(dim, at));
+}
+
+/// A rank-0 tensor of `type` holding `value`, as a reduction's init.
+Value scalarInit(OpBuilder &b, Location at, Type type, TypedAttr value) {
+  Value empty = b.create<tensor::EmptyOp>(at, ArrayRef<int64_t>{}, type);
+  Value constant = b.create<arith::ConstantOp>(at, value);
+  return b.create<linalg::FillOp>(at, constant, empty).getResult(0);
+}
+
+/// Reduces `indices` (i32 or i64, any rank) to (any index outside [0, dim),
+/// the first such index in row-major order as i64).
+std::pair<Value, Value> firstOutOfRange(MLIRGen &gen, Location at,
+                                        Value indices, unsigned rank,
+                                        Value dim) {
+  OpBuilder &b = gen.builder();
+  Value foundInit = scalarInit(b, at, b.getI1Type(), b.getBoolAttr(false));
+  Value badInit = scalarInit(b, at, b.getI64Type(), b.getI64IntegerAttr(0));
+  AffineMap all = b.getMultiDimIdentityMap(rank);
+  AffineMap none = AffineMap::get(rank, 0, {}, b.getContext());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::reduction);
+  auto reduction = b.create<linalg::GenericOp>(
+      at, TypeRange{foundInit.getType(), badInit.getType()},
+      ValueRange{indices}, ValueRange{foundInit, badInit},
+      SmallVector<AffineMap>{all, none, none}, iterators,
+      [&](OpBuilder &nested, Location loc, ValueRange args) {
+        Value index = args[0], found = args[1], bad = args[2];
+        if (index.getType() != nested.getI64Type())
+          index = nested.create<arith::ExtSIOp>(loc, nested.getI64Type(),
+                                                index);
+        Value zero = nested.create<arith::ConstantIntOp>(loc, 0, 64);
+        Value outside = nested.create<arith::OrIOp>(
+            loc,
+            nested.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                         index, zero),
+            nested.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge,
+                                         index, dim));
+        // Keep the first offender: later ones do not replace it.
+        Value candidate =
+            nested.create<arith::SelectOp>(loc, outside, index, bad);
+        Value nextBad =
+            nested.create<arith::SelectOp>(loc, found, bad, candidate);
+        Value nextFound = nested.create<arith::OrIOp>(loc, found, outside);
+        nested.create<linalg::YieldOp>(loc, ValueRange{nextFound, nextBad});
+      });
+  Value found = b.create<tensor::ExtractOp>(at, reduction.getResult(0),
+                                            ValueRange{});
+  Value bad = b.create<tensor::ExtractOp>(at, reduction.getResult(1),
+                                          ValueRange{});
+  return {found, bad};
+}
+
+/// When `failed`, stores (guard, actual) in the status buffer unless a guard
+/// failed before.
+void recordFailure(OpBuilder &b, Location at, Value status, Value failed,
+                   uint32_t guard, Value actual) {
+  Value c0 = b.create<arith::ConstantIndexOp>(at, 0);
+  Value c1 = b.create<arith::ConstantIndexOp>(at, 1);
+  Value current = b.create<memref::LoadOp>(at, status, ValueRange{c0});
+  Value none = b.create<arith::ConstantIntOp>(at, -1, 64);
+  Value first =
+      b.create<arith::CmpIOp>(at, arith::CmpIPredicate::eq, current, none);
+  Value record = b.create<arith::AndIOp>(at, failed, first);
+  b.create<scf::IfOp>(at, record, [&](OpBuilder &then, Location loc) {
+    Value id = then.create<arith::ConstantIntOp>(loc, int64_t(guard), 64);
+    then.create<memref::StoreOp>(loc, id, status, ValueRange{c0});
+    then.create<memref::StoreOp>(loc, actual, status, ValueRange{c1});
+    then.create<scf::YieldOp>(loc);
+  });
+}
+
+/// `index` (i32 or i64) clamped into [0, last] as an index value (-1 when
+/// last is -1, the dim being 0).
+Value clampedIndex(OpBuilder &b, Location at, Value index, Value last) {
+  if (index.getType() != b.getI64Type())
+    index = b.create<arith::ExtSIOp>(at, b.getI64Type(), index);
+  Value zero = b.create<arith::ConstantIntOp>(at, 0, 64);
+  Value clamped = b.create<arith::MinSIOp>(
+      at, b.create<arith::MaxSIOp>(at, index, zero), last);
+  return b.create<arith::IndexCastOp>(at, b.getIndexType(), clamped);
+}
+
+/// result[pre..., idx..., post...] = data[pre..., indices[idx...], post...]
+/// with each index clamped into [0, dim-1]; `dim` is the indexed dim (i64).
+/// When the dim can be 0, reads are also guarded by dim > 0 (the result is
+/// then zeros, and some index out of range has failed the call).
+Value gatherClamped(MLIRGen &gen, Location at, Value data, unsigned dataRank,
+                    Value indices, unsigned indicesRank, unsigned axis,
+                    Value dim, bool dimMayBeZero,
+                    const TensorType &resultType) {
+  OpBuilder &b = gen.builder();
+  unsigned rank = resultType.rank();
+  SmallVector<AffineExpr> indexDims;
+  for (unsigned d = 0; d < indicesRank; ++d)
+    indexDims.push_back(b.getAffineDimExpr(axis + d));
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank, 0, indexDims, b.getContext()),
+      b.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  Value last = b.create<arith::SubIOp>(
+      at, dim, b.create<arith::ConstantIntOp>(at, 1, 64));
+  Value zero, nonEmpty;
+  if (dimMayBeZero) {
+    zero = gen.scalar(resultType.dtype, 0, at);
+    nonEmpty = b.create<arith::CmpIOp>(
+        at, arith::CmpIPredicate::sgt, dim,
+        b.create<arith::ConstantIntOp>(at, 0, 64));
+  }
+  auto generic = b.create<linalg::GenericOp>(
+      at, TypeRange{gen.tensorType(resultType)}, ValueRange{indices},
+      ValueRange{gen.emptyTensor(resultType, at)}, maps, iterators,
+      [&](OpBuilder &nested, Location loc, ValueRange args) {
+        SmallVector<Value> coords;
+        for (unsigned d = 0; d < axis; ++d)
+          coords.push_back(nested.create<linalg::IndexOp>(loc, d));
+        coords.push_back(clampedIndex(nested, loc, args[0], last));
+        for (unsigned d = axis + 1; d < dataRank; ++d)
+          coords.push_back(
+              nested.create<linalg::IndexOp>(loc, d - 1 + indicesRank));
+        auto read = [&](OpBuilder &at2, Location loc2) -> Value {
+          return at2.create<tensor::ExtractOp>(loc2, data, coords);
+        };
+        Value element;
+        if (!dimMayBeZero) {
+          element = read(nested, loc);
+        } else {
+          auto branch = nested.create<scf::IfOp>(
+              loc, nonEmpty,
+              [&](OpBuilder &then, Location l) {
+                then.create<scf::YieldOp>(l, read(then, l));
+              },
+              [&](OpBuilder &otherwise, Location l) {
+                otherwise.create<scf::YieldOp>(l, zero);
+              });
+          element = branch.getResult(0);
+        }
+        nested.create<linalg::YieldOp>(loc, element);
+      });
+  return generic.getResult(0);
+}
+
+/// The IndexInRange guard the contract made for `node`.
+std::optional<uint32_t> indexGuardOf(const Contract &contract,
+                                     const Node &node) {
+  for (const Guard &g : contract.guards)
+    if (g.kind == GuardKind::IndexInRange && g.node == node.name)
+      return g.id;
+  return std::nullopt;
+}
+
+/// gather and embedding (gather along axis 0 of a [V,D] weight).
+FailureOr<SmallVector<Value>> lowerGather(MLIRGen &gen,
+                                          const NodeLowering &lowering) {
+  InferenceContext ctx(gen.program(), lowering.node,
+                       std::vector<TensorType>(lowering.operandTypes.begin(),
+                                               lowering.operandTypes.end()));
+  unsigned axis = *resolveGatherAxis(ctx);
+  std::optional<uint32_t> guard =
+      indexGuardOf(gen.getContract(), lowering.node);
+  Value status = gen.statusBuffer();
+  if (!guard || !status)
+    return emitError(lowering.loc)
+           << "internal error: no index guard for '" << lowering.node.name
+           << "'";
+  const TensorType &dataType = lowering.operandTypes[0];
+  const TensorType &indicesType = lowering.operandTypes[1];
+  const TensorType &resultType = lowering.resultType();
+  Location at = lowering.loc;
+
+  const ShapeExpr &indexedDim = dataType.shape[axis];
+  Value dim = dimAsI64(gen, indexedDim, at);
+  auto [found, bad] = firstOutOfRange(gen, at, lowering.operands[1],
+                                      indicesType.rank(), dim);
+  recordFailure(gen.builder(), at, status, found, *guard, bad);
+  bool dimMayBeZero =
+      indexedDim.bounds(gen.program().symbolRanges()).min <= 0;
+  Value result = gatherClamped(gen, at, lowering.operands[0], dataType.rank(),
+                               lowering.operands[1], indicesType.rank(), axis,
+                               dim, dimMayBeZero, resultType);
+  return SmallVector<Value>{result};
+}
+
+} // namespace
+
+void registerIndexingLowerings(LoweringTable &table) {
+  table.add(OpKind::Gather, lowerGather);
+  table.add(OpKind::Embedding, lowerGather);
+}
+
+} // namespace txc

@@ -1,0 +1,96 @@
+//===- Indexing.cpp - Evaluators of gather and embedding ------------------===//
+//
+// Every index is checked before any data is read, in row-major order: the
+// first one outside [0, dim) stops the run with TXC_E_INDEX_OUT_OF_RANGE and
+// the status the compiled object reports for it (the node's index_in_range
+// guard, range [0, dim-1], the index). Negative indices are out of range.
+//
+//===----------------------------------------------------------------------===//
+#include "txc/Analysis/ShapeOpAttrs.h"
+#include "txc/Interp/OpEvaluator.h"
+
+using namespace txc;
+
+namespace {
+
+/// The status of `node`'s index_in_range guard failing with `index`. The
+/// guard's id and tensor come from the program's contract, built here since
+/// only a failing call needs them.
+llvm::Error indexOutOfRange(const OpEvalContext &ctx, int64_t index,
+                            int64_t dim) {
+  DiagnosticEngine diags;
+  std::optional<Contract> contract =
+      buildContract(ctx.getProgram(), "", diags);
+  const Guard *guard = nullptr;
+  for (const Guard &g : contract ? contract->guards : std::vector<Guard>())
+    if (g.kind == GuardKind::IndexInRange && g.node == ctx.getNode().name)
+      guard = &g;
+  if (!guard)
+    return ctx.internalError("the contract has no index guard for the node");
+  CallStatus status;
+  status.code = StatusCode::IndexOutOfRange;
+  status.guard = int32_t(guard->id);
+  status.side = guard->side;
+  status.tensor = guard->tensor;
+  status.expectedMin = 0;
+  status.expectedMax = dim - 1;
+  status.actual = index;
+  return llvm::make_error<RuntimeStatusError>(
+      status, "node '" + ctx.getNode().name + "' (" + ctx.getNode().opName +
+                  "): index " + std::to_string(index) + " is outside [0, " +
+                  std::to_string(dim) + ")");
+}
+
+llvm::Expected<std::vector<Tensor>> evalGather(const OpEvalContext &ctx) {
+  const Tensor &data = ctx.operand(0), &indices = ctx.operand(1);
+  unsigned axis = 0;
+  if (ctx.getNode().kind == OpKind::Gather) {
+    std::vector<TensorType> types;
+    for (const Tensor *t : {&data, &indices}) {
+      TensorType type{t->dtype(), {}};
+      for (int64_t dim : t->shape())
+        type.shape.push_back(ShapeExpr::constant(dim));
+      types.push_back(std::move(type));
+    }
+    InferenceContext inference(ctx.getProgram(), ctx.getNode(), types);
+    std::optional<unsigned> resolved = resolveGatherAxis(inference);
+    if (!resolved)
+      return ctx.internalError("bad axis");
+    axis = *resolved;
+  }
+  int64_t dim = data.shape()[axis];
+  for (int64_t q = 0; q < indices.numElements(); ++q) {
+    int64_t index = indices.getInt64(q);
+    if (index < 0 || index >= dim)
+      return indexOutOfRange(ctx, index, dim);
+  }
+  // result[o, q, r] = data[o, indices[q], r], with `inner` elements per r.
+  int64_t outer = 1, inner = 1;
+  for (unsigned d = 0; d < axis; ++d)
+    outer *= data.shape()[d];
+  for (unsigned d = axis + 1; d < data.rank(); ++d)
+    inner *= data.shape()[d];
+  auto result = ctx.makeResult();
+  if (!result)
+    return result.takeError();
+  if (result->dtype() != data.dtype() ||
+      result->numElements() != outer * indices.numElements() * inner)
+    return ctx.internalError("result " + result->typeString() +
+                             " does not fit the operands");
+  size_t rowBytes = size_t(inner) * dtypeSize(data.dtype());
+  uint8_t *to = result->data();
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t q = 0; q < indices.numElements(); ++q) {
+      int64_t row = o * dim + indices.getInt64(q);
+      std::memcpy(to, data.data() + row * rowBytes, rowBytes);
+      to += rowBytes;
+    }
+  return singleResult(std::move(*result));
+}
+
+} // namespace
+
+void txc::registerIndexingOps(OpEvaluatorTable &table) {
+  table.add(OpKind::Gather, evalGather);
+  table.add(OpKind::Embedding, evalGather);
+}
