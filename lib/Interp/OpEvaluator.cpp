@@ -103,6 +103,7 @@ const OpEvaluatorTable &OpEvaluatorTable::builtin() {
     OpEvaluatorTable t;
     registerElementwiseOps(t);
     registerLinearAlgebraOps(t);
+    registerReductionOps(t);
     registerShapeOps(t);
     registerConvolutionOps(t);
     registerControlFlowOps(t);

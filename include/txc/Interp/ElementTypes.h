@@ -116,6 +116,40 @@ template <class T> T safeDiv(T a, T b) {
   return T(a / b);
 }
 
+/// x + y and x * y in a compute type: one IEEE rounding for floats,
+/// wrapping for integers. Contractions and reductions build their sums and
+/// products from these.
+template <class C> C computeAdd(C x, C y) {
+  if constexpr (std::is_floating_point_v<C>)
+    return x + y;
+  else
+    return wrapAdd(x, y);
+}
+template <class C> C computeMul(C x, C y) {
+  if constexpr (std::is_floating_point_v<C>)
+    return x * y;
+  else
+    return wrapMul(x, y);
+}
+
+/// dispatchDType for ops defined on every dtype but bool (the verifier
+/// rejects bool for them), so that their kernels need not compile for bool.
+template <class Fn> void dispatchNumeric(DType dtype, Fn &&fn) {
+  dispatchDType(dtype, [&](auto traits) {
+    if constexpr (!std::is_same_v<typename decltype(traits)::Compute, bool>)
+      fn(traits);
+  });
+}
+
+/// dispatchDType for ops defined on the floating-point dtypes only; their
+/// kernels compute in float or double (f16/bf16 in float).
+template <class Fn> void dispatchFloat(DType dtype, Fn &&fn) {
+  dispatchDType(dtype, [&](auto traits) {
+    if constexpr (std::is_floating_point_v<typename decltype(traits)::Compute>)
+      fn(traits);
+  });
+}
+
 } // namespace txc
 
 #endif

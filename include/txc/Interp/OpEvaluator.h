@@ -3,8 +3,8 @@
 // Each op kind has an evaluator: a function from an OpEvalContext (the node,
 // its operand tensors, the symbol values) to the node's result tensors. The
 // evaluators live in one file per op family (Elementwise.cpp,
-// LinearAlgebra.cpp, Shape.cpp, ...), each with a register...Ops function
-// that adds them to the table; OpEvaluatorTable::builtin() calls every
+// LinearAlgebra.cpp, Reductions.cpp, Shape.cpp), each with a register...Ops
+// function that adds them to the table; OpEvaluatorTable::builtin() calls every
 // family's function once. Adding an op to a family touches only that
 // family's file; adding a family adds one declaration below and one call in
 // OpEvaluator.cpp.
@@ -128,6 +128,7 @@ private:
 /// The op families. Each adds its ops' evaluators to the table.
 void registerElementwiseOps(OpEvaluatorTable &table);
 void registerLinearAlgebraOps(OpEvaluatorTable &table);
+void registerReductionOps(OpEvaluatorTable &table);
 void registerShapeOps(OpEvaluatorTable &table);
 void registerConvolutionOps(OpEvaluatorTable &table);
 void registerControlFlowOps(OpEvaluatorTable &table);
