@@ -71,16 +71,6 @@ llvm::Error checkFloat(const OpEvalContext &ctx) {
   return ctx.internalError("is not defined for " + ctx.operand(0).typeString());
 }
 
-/// Calls `fn(traits)` for the float dtypes only, so that kernels are not
-/// instantiated for types they do not support.
-template <class Fn> void dispatchFloat(DType dtype, Fn &&fn) {
-  dispatchDType(dtype, [&](auto traits) {
-    using C = typename decltype(traits)::Compute;
-    if constexpr (std::is_floating_point_v<C>)
-      fn(traits);
-  });
-}
-
 //===----------------------------------------------------------------------===//
 // conv2d
 //===----------------------------------------------------------------------===//

@@ -130,8 +130,12 @@ public:
 
   void tileMatmul(linalg::LinalgOp op);
   void tileElementwise(linalg::LinalgOp op);
+  /// Softmax-like chains: an elementwise op consuming reductions along its
+  /// innermost dimension. Returns false if `op` is not the root of one.
+  bool tileRowChain(linalg::LinalgOp op);
 
 private:
+  void tileRowOps(scf::ForOp rowLoop, unsigned elementBits);
   /// Register tile: MR rows x NR columns of accumulators, NR two vectors
   /// wide, MR as many rows as leave registers for the B vectors and the A
   /// broadcast (6 x 2 of 16 registers, 8 x 2 of 32).
@@ -286,6 +290,105 @@ void Strategy::tileMatmul(linalg::LinalgOp op) {
   }
 }
 
+/// True if `op` reduces along the innermost dimension of its iteration space
+/// only (a row reduction: max, sum, mean along the last axis).
+bool isRowReduction(linalg::LinalgOp op) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  return op.hasPureTensorSemantics() && iterators.size() >= 1 &&
+         iterators.back() == utils::IteratorType::reduction &&
+         llvm::count(iterators, utils::IteratorType::reduction) == 1;
+}
+
+/// True if a row reduction feeds `op` (directly or through other ops).
+bool consumesRowReduction(Operation *op, unsigned depth = 0) {
+  if (depth > 8)
+    return false;
+  for (Value operand : op->getOperands()) {
+    auto producer = operand.getDefiningOp<linalg::LinalgOp>();
+    if (!producer)
+      continue;
+    if (isRowReduction(producer) ||
+        consumesRowReduction(producer, depth + 1))
+      return true;
+  }
+  return false;
+}
+
+bool Strategy::tileRowChain(linalg::LinalgOp op) {
+  unsigned rank = op.getNumLoops();
+  if (rank < 2 || !isParallelElementwise(op) || !consumesRowReduction(op) ||
+      op->getNumResults() != 1)
+    return false;
+  unsigned bits = getElementTypeOrSelf(op->getResult(0).getType())
+                      .getIntOrFloatBitWidth();
+  // One row per iteration, with the whole chain of producers (the
+  // reductions and the elementwise ops between them) fused into the row
+  // loop: the row stays in cache between the passes over it.
+  SmallVector<int64_t> rows(rank, 1);
+  rows.back() = 0;
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setTileSizes(
+      getAsIndexOpFoldResult(op->getContext(), rows));
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(fused) || fused->loops.empty())
+    return false;
+  for (auto [original, replacement] : fused->replacements)
+    rewriter.replaceAllUsesWith(original, replacement);
+  // Fusion recomputes a producer shared by two consumers (exp feeds both
+  // the sum and the division in softmax); CSE merges the copies. The
+  // canonicalizer may rebuild the loop, so it is found again by a mark.
+  constexpr StringLiteral kRowLoop = "txc.row_loop";
+  Operation *innermost = fused->loops.back().getOperation();
+  innermost->setAttr(kRowLoop, rewriter.getUnitAttr());
+  auto function = innermost->getParentOfType<func::FuncOp>();
+  canonicalize(function);
+  scf::ForOp rowLoop;
+  function.walk([&](scf::ForOp loop) {
+    if (loop->hasAttr(kRowLoop))
+      rowLoop = loop;
+  });
+  if (!rowLoop)
+    return true;
+  rowLoop->removeAttr(kRowLoop);
+  tileRowOps(rowLoop, bits);
+  return true;
+}
+
+/// Inside a row loop: elementwise ops and reductions along the row in
+/// vector-sized chunks. A reduction keeps a vector of partial results
+/// across the chunks and combines it once at the end of the row.
+void Strategy::tileRowOps(scf::ForOp rowLoop, unsigned elementBits) {
+  int64_t chunk = 4 * int64_t(target.lanes(elementBits));
+  SmallVector<linalg::LinalgOp> ops;
+  rowLoop.walk([&](linalg::LinalgOp op) {
+    if (op.hasPureTensorSemantics() && op.getNumLoops() > 0)
+      ops.push_back(op);
+  });
+  for (linalg::LinalgOp op : ops) {
+    SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+    if (ShapedType::isDynamic(sizes.back()) || sizes.back() % chunk != 0 ||
+        sizes.back() <= chunk)
+      continue; // small or ragged rows vectorize (or stay scalar) whole
+    SmallVector<int64_t> tileSizes(sizes.size(), 0);
+    tileSizes.back() = chunk;
+    rewriter.setInsertionPoint(op);
+    if (isRowReduction(op)) {
+      auto partial = dyn_cast<PartialReductionOpInterface>(op.getOperation());
+      if (!partial)
+        continue;
+      // Replaces `op` itself on success.
+      (void)scf::tileReductionUsingScf(
+          rewriter, partial,
+          getAsIndexOpFoldResult(op->getContext(), tileSizes));
+    } else if (isParallelElementwise(op)) {
+      (void)tile(rewriter, op, tileSizes);
+    }
+  }
+}
+
 void Strategy::tileElementwise(linalg::LinalgOp op) {
   unsigned rank = op.getNumLoops();
   unsigned bits = 32;
@@ -335,6 +438,8 @@ void cleanupAfterVectorization(Operation *root) {
   vector::TransferReadOp::getCanonicalizationPatterns(patterns, context);
   vector::TransferWriteOp::getCanonicalizationPatterns(patterns, context);
   tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+  // A row's slice of a whole-tensor temporary becomes a row-sized one.
+  tensor::populateFoldTensorEmptyPatterns(patterns);
   scf::ForOp::getCanonicalizationPatterns(patterns, context);
   affine::AffineMinOp::getCanonicalizationPatterns(patterns, context);
   tensor::ExtractSliceOp::getCanonicalizationPatterns(patterns, context);
@@ -374,6 +479,28 @@ public:
     });
     for (linalg::LinalgOp op : matmuls)
       strategy.tileMatmul(op);
+    // Roots of softmax-like chains first, last one first: a root absorbs
+    // its producers (possibly other roots), so the IR is walked again after
+    // each one. Roots that do not fit are marked and skipped.
+    constexpr StringLiteral kNotARoot = "txc.not_a_row_chain";
+    while (true) {
+      linalg::LinalgOp root;
+      function.walk([&](linalg::LinalgOp op) {
+        if (isParallelElementwise(op) && !op->hasAttr(kNotARoot) &&
+            !op->getParentOfType<scf::ForOp>() && consumesRowReduction(op))
+          root = op;
+      });
+      if (!root)
+        break;
+      if (!strategy.tileRowChain(root))
+        root->setAttr(kNotARoot, UnitAttr::get(&getContext()));
+    }
+    function.walk([&](Operation *op) { op->removeAttr(kNotARoot); });
+    elementwise.clear();
+    function.walk([&](linalg::LinalgOp op) {
+      if (isParallelElementwise(op) && !op->getParentOfType<scf::ForOp>())
+        elementwise.push_back(op);
+    });
     for (linalg::LinalgOp op : elementwise)
       strategy.tileElementwise(op);
 

@@ -28,6 +28,17 @@ struct FailExit {
   PHINode *expectedMin, *expectedMax, *actual;
 };
 
+/// How emitGuards reacts to a failing guard.
+struct GuardSink {
+  /// Reporting: branch to the failure exit, which fills the status.
+  FailExit *exit = nullptr;
+  /// Combining (the fast path): OR every condition into `anyFailed` without
+  /// branching; only the guards that protect later loads (argument counts
+  /// and arrays) branch, to `unsafe`.
+  Value *anyFailed = nullptr;
+  BasicBlock *unsafe = nullptr;
+};
+
 class EntryPointEmitter {
 public:
   EntryPointEmitter(Module &module, const Contract &contract, Function *kernel)
@@ -50,12 +61,14 @@ private:
   Function *createEntryPoint(StringRef name);
   FailExit createFailExit(Function *function, Value *status);
   void finishFailExit(FailExit &exit);
-  /// Branches to the failure exit when `failed` is true.
-  void failIf(IRBuilder<> &b, FailExit &exit, Value *failed, const Guard &g,
+  /// Reports (or, combining, records) that guard `g` fails when `failed`.
+  void failIf(IRBuilder<> &b, GuardSink &sink, Value *failed, const Guard &g,
               Value *expectedMin, Value *expectedMax, Value *actual);
-  void emitGuards(IRBuilder<> &b, FailExit &exit, Value *inputs,
+  void emitGuards(IRBuilder<> &b, GuardSink &sink, Value *inputs,
                   Value *numInputs, Value *outputs, Value *numOutputs,
                   bool checkOutputs, CallState &state);
+  Function *emitReportingGuards(StringRef name, bool checkOutputs);
+  void emitEntryPoint(StringRef name, bool checkOutputs, bool runKernel);
   void writeOutputShapes(IRBuilder<> &b, Value *outputs, CallState &state);
   void writeSuccess(IRBuilder<> &b, Value *status);
   /// Calls the kernel; returns its status buffer ([2 x i64]: failed guard
@@ -149,9 +162,25 @@ FailExit EntryPointEmitter::createFailExit(Function *function, Value *status) {
   return exit;
 }
 
-void EntryPointEmitter::failIf(IRBuilder<> &b, FailExit &exit, Value *failed,
+void EntryPointEmitter::failIf(IRBuilder<> &b, GuardSink &sink, Value *failed,
                                const Guard &g, Value *expectedMin,
                                Value *expectedMax, Value *actual) {
+  if (!sink.exit) {
+    bool protectsLoads =
+        g.kind == GuardKind::InputCount || g.kind == GuardKind::OutputCount ||
+        g.kind == GuardKind::InputsArray || g.kind == GuardKind::OutputsArray;
+    if (!protectsLoads) {
+      sink.anyFailed = b.CreateOr(sink.anyFailed, failed);
+      return;
+    }
+    BasicBlock *next = BasicBlock::Create(context, "guard.ok",
+                                          b.GetInsertBlock()->getParent());
+    b.CreateCondBr(failed, sink.unsafe, next,
+                   MDBuilder(context).createUnlikelyBranchWeights());
+    b.SetInsertPoint(next);
+    return;
+  }
+  FailExit &exit = *sink.exit;
   BasicBlock *from = b.GetInsertBlock();
   BasicBlock *next = BasicBlock::Create(context, "guard.ok", from->getParent(),
                                         exit.block);
@@ -185,7 +214,7 @@ Value *EntryPointEmitter::evaluate(IRBuilder<> &b, const ShapeExpr &expr,
   return sum;
 }
 
-void EntryPointEmitter::emitGuards(IRBuilder<> &b, FailExit &exit,
+void EntryPointEmitter::emitGuards(IRBuilder<> &b, GuardSink &exit,
                                    Value *inputs, Value *numInputs,
                                    Value *outputs, Value *numOutputs,
                                    bool checkOutputs, CallState &state) {
@@ -409,8 +438,8 @@ Value *EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
 void EntryPointEmitter::checkKernelStatus(IRBuilder<> &b, FailExit &exit,
                                           Value *kernelStatus,
                                           CallState &state) {
-  if (!kernelStatus)
-    return;
+  GuardSink sink;
+  sink.exit = &exit;
   Type *type = ArrayType::get(i64, 2);
   Value *failed = b.CreateLoad(i64, kernelStatus, "failed_guard");
   Value *actual = b.CreateLoad(
@@ -419,40 +448,95 @@ void EntryPointEmitter::checkKernelStatus(IRBuilder<> &b, FailExit &exit,
     if (g.kind != GuardKind::IndexInRange)
       continue;
     Value *last = b.CreateSub(evaluate(b, g.expr, state.symbols, i64), c64(1));
-    failIf(b, exit, b.CreateICmpEQ(failed, c64(g.id)), g, c64(0), last,
+    failIf(b, sink, b.CreateICmpEQ(failed, c64(g.id)), g, c64(0), last,
            actual);
   }
 }
 
-void EntryPointEmitter::emitRun() {
-  Function *function = createEntryPoint(contract.runSymbol());
-  Value *status = function->getArg(4);
+/// The guards alone, reporting the first failure in the status: the slow
+/// path of the entry points, taken only when some guard fails.
+Function *EntryPointEmitter::emitReportingGuards(StringRef name,
+                                                 bool checkOutputs) {
+  Function *function = createEntryPoint(name);
+  function->setLinkage(GlobalValue::InternalLinkage);
+  function->addFnAttr(Attribute::NoInline);
+  function->addFnAttr(Attribute::Cold);
   BasicBlock *entry = BasicBlock::Create(context, "entry", function);
-  FailExit exit = createFailExit(function, status);
+  FailExit exit = createFailExit(function, function->getArg(4));
+  GuardSink sink;
+  sink.exit = &exit;
   IRBuilder<> b(entry);
   CallState state;
-  emitGuards(b, exit, function->getArg(0), function->getArg(1),
-             function->getArg(2), function->getArg(3), /*checkOutputs=*/true,
-             state);
+  emitGuards(b, sink, function->getArg(0), function->getArg(1),
+             function->getArg(2), function->getArg(3), checkOutputs, state);
+  b.CreateRet(c32(0));
+  return function;
+}
+
+/// An entry point. Its guards are checked branch-free (one combined
+/// condition): a call that passes them costs a few loads and compares.
+/// When any fails, the reporting guards find the first failing one and fill
+/// the status.
+void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
+                                       bool runKernel) {
+  Function *report = emitReportingGuards((name + ".guards").str(),
+                                         checkOutputs);
+  Function *function = createEntryPoint(name);
+  Value *status = function->getArg(4);
+  SmallVector<Value *> args;
+  for (Argument &arg : function->args())
+    args.push_back(&arg);
+  BasicBlock *entry = BasicBlock::Create(context, "entry", function);
+  BasicBlock *unsafe = BasicBlock::Create(context, "guards.unsafe", function);
+  BasicBlock *failed = BasicBlock::Create(context, "guards.failed", function);
+  BasicBlock *passed = BasicBlock::Create(context, "guards.passed", function);
+  {
+    // Counts or arrays are wrong: nothing else may be loaded.
+    IRBuilder<> b(unsafe);
+    b.CreateRet(b.CreateCall(report, args));
+  }
+  IRBuilder<> b(entry);
+  GuardSink sink;
+  sink.anyFailed = b.getFalse();
+  sink.unsafe = unsafe;
+  CallState state;
+  emitGuards(b, sink, function->getArg(0), function->getArg(1),
+             function->getArg(2), function->getArg(3), checkOutputs, state);
+  b.CreateCondBr(sink.anyFailed, failed, passed,
+                 MDBuilder(context).createUnlikelyBranchWeights());
+  {
+    // The reporting guards agree with the combined condition; should they
+    // ever find nothing, the call proceeds as if all passed.
+    IRBuilder<> fb(failed);
+    Value *code = fb.CreateCall(report, args);
+    BasicBlock *done = BasicBlock::Create(context, "guards.report", function);
+    fb.CreateCondBr(fb.CreateICmpNE(code, c32(0)), done, passed);
+    IRBuilder<> db(done);
+    db.CreateRet(code);
+  }
+  b.SetInsertPoint(passed);
   writeOutputShapes(b, function->getArg(2), state);
-  Value *kernelStatus =
-      callKernel(b, function->getArg(0), function->getArg(2), state);
-  checkKernelStatus(b, exit, kernelStatus, state);
+  if (runKernel) {
+    Value *kernelStatus =
+        callKernel(b, function->getArg(0), function->getArg(2), state);
+    if (kernelStatus) {
+      // Data-dependent guards (index ranges) are known only after the
+      // kernel ran; they report through their own failure exit.
+      FailExit exit = createFailExit(function, status);
+      checkKernelStatus(b, exit, kernelStatus, state);
+    }
+  }
   writeSuccess(b, status);
 }
 
+void EntryPointEmitter::emitRun() {
+  emitEntryPoint(contract.runSymbol(), /*checkOutputs=*/true,
+                 /*runKernel=*/true);
+}
+
 void EntryPointEmitter::emitOutputShapes() {
-  Function *function = createEntryPoint(contract.shapesSymbol());
-  Value *status = function->getArg(4);
-  BasicBlock *entry = BasicBlock::Create(context, "entry", function);
-  FailExit exit = createFailExit(function, status);
-  IRBuilder<> b(entry);
-  CallState state;
-  emitGuards(b, exit, function->getArg(0), function->getArg(1),
-             function->getArg(2), function->getArg(3), /*checkOutputs=*/false,
-             state);
-  writeOutputShapes(b, function->getArg(2), state);
-  writeSuccess(b, status);
+  emitEntryPoint(contract.shapesSymbol(), /*checkOutputs=*/false,
+                 /*runKernel=*/false);
 }
 
 //===----------------------------------------------------------------------===//
