@@ -90,8 +90,11 @@ void addLoopLoweringPasses(OpPassManager &pm, const PipelineOptions &options) {
 void addLLVMLoweringPasses(OpPassManager &pm, const PipelineOptions &options) {
   // Arith ops without a direct LLVM counterpart (ceildivsi, ...) become
   // simpler arith ops; math ops without an LLVM intrinsic (erf, ...) become
-  // libm calls.
-  pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass());
+  // libm calls. bf16 conversions become integer ops: LLVM would call
+  // __truncsfbf2, which libgcc before GCC 13 does not have.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass(expand));
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
