@@ -116,6 +116,31 @@ Value inComputeType(Scalar &s, ValueRange args, ScalarFn fn) {
   return result;
 }
 
+/// IEEE 754-2019 maximum (or minimum) of two floats: NaN if either is NaN,
+/// and +0 above -0, like PyTorch's maximum/minimum. Not arith.maximumf: the
+/// pipeline's arith expansion turns it into a compare-and-select that
+/// ignores the sign of zero, and LLVM 19 lowers the f16 intrinsic it
+/// becomes after instcombine wrongly for (0, NaN) on x86.
+Value ieeeMaxMin(Scalar &s, Value x, Value y, bool isMax) {
+  Value larger = s.cmpf(isMax ? arith::CmpFPredicate::OGT
+                              : arith::CmpFPredicate::OLT,
+                        x, y);
+  Value result = s.select(larger, x, y);
+  // Equal values differ only for zeros: and-ing the bits gives +0 if either
+  // is +0, or-ing gives -0 if either is -0.
+  Type bitsType = s.b.getIntegerType(x.getType().getIntOrFloatBitWidth());
+  Value xBits = s.op<arith::BitcastOp>(bitsType, x);
+  Value yBits = s.op<arith::BitcastOp>(bitsType, y);
+  Value merged = isMax ? s.op<arith::AndIOp>(xBits, yBits)
+                       : s.op<arith::OrIOp>(xBits, yBits);
+  Value equal = s.cmpf(arith::CmpFPredicate::OEQ, x, y);
+  result = s.select(equal, s.op<arith::BitcastOp>(x.getType(), merged),
+                    result);
+  Value xNaN = s.isNaN(x);
+  Value anyNaN = s.cmpf(arith::CmpFPredicate::UNO, x, y);
+  return s.select(anyNaN, s.select(xNaN, x, y), result);
+}
+
 //===----------------------------------------------------------------------===//
 // Unary ops
 //===----------------------------------------------------------------------===//
@@ -200,8 +225,8 @@ Value emitSilu(Scalar &s, ValueRange a) {
 
 Value emitRelu(Scalar &s, ValueRange a) {
   Value x = a[0], zero = s.like(x, 0);
-  if (s.isFloating()) // maximumf propagates NaN, as relu does in PyTorch.
-    return s.op<arith::MaximumFOp>(x, zero);
+  if (s.isFloating()) // NaN stays NaN and -0 becomes +0, as in PyTorch.
+    return ieeeMaxMin(s, x, zero, /*isMax=*/true);
   return s.isSignedInt() ? s.op<arith::MaxSIOp>(x, zero) : x;
 }
 
@@ -272,13 +297,13 @@ Value emitClamp(Scalar &s, ValueRange a) {
   // max(x, min) then min(., max), as PyTorch: min > max gives max, NaN stays.
   if (hasAttr(s.node, "min")) {
     Value lo = bound("min");
-    x = s.isFloating()     ? s.op<arith::MaximumFOp>(x, lo)
+    x = s.isFloating()     ? ieeeMaxMin(s, x, lo, /*isMax=*/true)
         : s.isSignedInt() ? s.op<arith::MaxSIOp>(x, lo)
                           : s.op<arith::MaxUIOp>(x, lo);
   }
   if (hasAttr(s.node, "max")) {
     Value hi = bound("max");
-    x = s.isFloating()     ? s.op<arith::MinimumFOp>(x, hi)
+    x = s.isFloating()     ? ieeeMaxMin(s, x, hi, /*isMax=*/false)
         : s.isSignedInt() ? s.op<arith::MinSIOp>(x, hi)
                           : s.op<arith::MinUIOp>(x, hi);
   }
@@ -407,7 +432,7 @@ Value emitPow(Scalar &s, ValueRange a) {
 template <bool IsMax> Value emitMaxMin(Scalar &s, ValueRange a) {
   Value x = a[0], y = a[1];
   if (s.isFloating())
-    return IsMax ? s.op<arith::MaximumFOp>(x, y) : s.op<arith::MinimumFOp>(x, y);
+    return ieeeMaxMin(s, x, y, IsMax);
   if (s.isSignedInt())
     return IsMax ? s.op<arith::MaxSIOp>(x, y) : s.op<arith::MinSIOp>(x, y);
   return IsMax ? s.op<arith::MaxUIOp>(x, y) : s.op<arith::MinUIOp>(x, y);
