@@ -2,6 +2,7 @@
 #include "txc/Analysis/Contract.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace txc;
@@ -138,6 +139,8 @@ private:
 
   /// Adds the guards of one input dimension if its symbols allow it now.
   bool tryDim(size_t input, size_t dim);
+  /// Reports tensors whose C header macros would clash with another's.
+  bool checkHeaderNames(TensorSide side);
   void addBufferSize(TensorSide side, size_t index, const ContractTensor &t);
 
   const Program &program;
@@ -251,6 +254,46 @@ bool ContractBuilder::tryDim(size_t input, size_t dim) {
   return true;
 }
 
+bool ContractBuilder::checkHeaderNames(TensorSide side) {
+  // The header defines <P>_INPUT_<name> (the index) and adds _DTYPE, _RANK
+  // and, for outputs, _MAX_BYTES; a tensor named like one of those would
+  // redefine a macro with another value.
+  struct Suffix {
+    llvm::StringLiteral text;
+    llvm::StringLiteral what;
+  };
+  static constexpr Suffix kSuffixes[] = {{"_DTYPE", "dtype"},
+                                         {"_RANK", "rank"},
+                                         {"_MAX_BYTES", "maximum size"}};
+  bool isInput = side == TensorSide::Input;
+  const std::vector<ContractTensor> &tensors =
+      isInput ? contract.inputs : contract.outputs;
+  llvm::StringRef sideName = isInput ? "input" : "output";
+  std::string base = llvm::StringRef(contract.entryPrefix).upper() +
+                     (isInput ? "_INPUT_" : "_OUTPUT_");
+  llvm::StringSet<> names;
+  for (const ContractTensor &tensor : tensors)
+    names.insert(tensor.name);
+  bool ok = true;
+  for (const ContractTensor &tensor : tensors)
+    for (const Suffix &suffix : kSuffixes) {
+      llvm::StringRef name = tensor.name;
+      if ((isInput && suffix.text == "_MAX_BYTES") ||
+          !name.ends_with(suffix.text) ||
+          !names.contains(name.drop_back(suffix.text.size())))
+        continue;
+      diags.error(DiagCategory::Invalid, "header-name-clash", program.file,
+                  tensor.loc,
+                  "the C header would define " + base + name + " both for " +
+                      sideName + " '" + name + "' and for the " +
+                      suffix.what + " of " + sideName + " '" +
+                      name.drop_back(suffix.text.size()) +
+                      "'; rename one of them");
+      ok = false;
+    }
+  return ok;
+}
+
 void ContractBuilder::addBufferSize(TensorSide side, size_t index,
                                     const ContractTensor &tensor) {
   ShapeExpr bytes = ShapeExpr::constant(dtypeSize(tensor.type.dtype));
@@ -277,6 +320,8 @@ bool ContractBuilder::build() {
   size_t numInputs = contract.inputs.size();
   size_t numOutputs = contract.outputs.size();
   Loc programLoc = program.nameLoc;
+  bool namesOk = checkHeaderNames(TensorSide::Input);
+  namesOk &= checkHeaderNames(TensorSide::Output);
   {
     Guard &g = add(GuardKind::InputCount, StatusCode::ArgCount, programLoc);
     g.value = int64_t(numInputs);
@@ -345,18 +390,32 @@ bool ContractBuilder::build() {
   }
 
   bool ok = true;
+  // Symbols already reported as undetermined, so that the nodes using them
+  // do not repeat the error.
+  std::vector<bool> reported(program.symbols.size(), false);
   for (size_t i = 0; i < numInputs; ++i)
     for (size_t d = 0; d < done[i].size(); ++d)
       if (!done[i][d]) {
         const ValueDecl &decl = program.inputs[i];
+        llvm::SmallVector<uint32_t, 4> unbound;
+        for (uint32_t id : decl.type.shape[d].symbols())
+          if (!bound[id])
+            unbound.push_back(id);
+        std::string list;
+        for (size_t k = 0; k < unbound.size(); ++k) {
+          if (k)
+            list += k + 1 == unbound.size() ? " and " : ", ";
+          list += names[unbound[k]];
+          reported[unbound[k]] = true;
+        }
         diags.error(DiagCategory::Invalid, "undetermined-symbol", program.file,
                     d < decl.dimLocs.size() ? decl.dimLocs[d] : decl.loc,
                     "dimension " + std::to_string(d) + " of input '" +
-                        decl.name + "' is " +
-                        str(decl.type.shape[d]) +
-                        ", from which no input dimension determines its "
-                        "symbols; give one input a dimension that is a "
-                        "single symbol (or a*S+b)");
+                        decl.name + "' is " + str(decl.type.shape[d]) +
+                        ", but no input dimension determines " +
+                        (unbound.size() == 1 ? "symbol " : "symbols ") + list +
+                        "; give one input a dimension that is a single "
+                        "symbol (or a*S+b)");
         ok = false;
       }
   // Every symbol an output or a node uses must be known at run time.
@@ -364,7 +423,7 @@ bool ContractBuilder::build() {
                         const std::string &what) {
     for (const ShapeExpr &dim : type.shape)
       for (uint32_t id : dim.symbols())
-        if (!bound[id]) {
+        if (!bound[id] && !reported[id]) {
           diags.error(DiagCategory::Invalid, "undetermined-symbol",
                       program.file, loc,
                       what + " uses symbol '" + names[id] +
@@ -376,7 +435,7 @@ bool ContractBuilder::build() {
   for (const Node &node : program.body.nodes)
     for (const TensorType &type : node.resultTypes)
       ok &= checkBound(type, node.loc, "node '" + node.name + "'");
-  if (!ok)
+  if (!ok || !namesOk)
     return false;
 
   for (size_t i = 0; i < numInputs; ++i)
@@ -428,9 +487,35 @@ int64_t clampToInt64(__int128 value) {
   return int64_t(value);
 }
 
+/// Evaluates `expr` the way the generated code does: in two's complement
+/// arithmetic of the width of `Unsigned` (wrapping, never trapping), so that
+/// the host and the object agree bit for bit. Symbols never bound are 0.
+template <typename Unsigned>
+Unsigned evaluateWrapping(const ShapeExpr &expr,
+                          const std::vector<int64_t> &symbolValues) {
+  Unsigned sum = 0;
+  for (const ShapeExpr::Term &term : expr.terms()) {
+    Unsigned product = Unsigned(__int128(term.coeff));
+    for (uint32_t id : term.symbols)
+      product *= Unsigned(__int128(symbolValues[id]));
+    sum += product;
+  }
+  return sum;
+}
+
+int64_t evaluate64(const ShapeExpr &expr,
+                   const std::vector<int64_t> &symbolValues) {
+  return int64_t(evaluateWrapping<uint64_t>(expr, symbolValues));
+}
+
+__int128 evaluate128(const ShapeExpr &expr,
+                     const std::vector<int64_t> &symbolValues) {
+  return __int128(evaluateWrapping<unsigned __int128>(expr, symbolValues));
+}
+
 int64_t bytesOf(const ShapeExpr &bytesExpr,
                 const std::vector<int64_t> &symbolValues) {
-  return bytesExpr.evaluate(symbolValues).value_or(INT64_MAX);
+  return evaluate64(bytesExpr, symbolValues);
 }
 } // namespace
 
@@ -463,8 +548,9 @@ CallResult txc::evaluateGuards(const Contract &contract,
                                        : (*outputs)[g.tensor];
   };
   auto solve = [&](const Guard &g) -> std::pair<__int128, bool> {
-    __int128 numerator = __int128(tensorOf(g).dims[g.dim]) -
-                         __int128(*g.expr.evaluate(symbols));
+    __int128 numerator =
+        __int128((unsigned __int128)(__int128(tensorOf(g).dims[g.dim])) -
+                 (unsigned __int128)(evaluate128(g.expr, symbols)));
     bool exact = numerator % g.value == 0;
     return {numerator / g.value, exact};
   };
@@ -524,7 +610,7 @@ CallResult txc::evaluateGuards(const Contract &contract,
         return fail(g, g.value, g.value, symbols[g.symbol]);
       break;
     case GuardKind::DimEquals: {
-      int64_t expected = *g.expr.evaluate(symbols);
+      int64_t expected = evaluate64(g.expr, symbols);
       if (tensorOf(g).dims[g.dim] != expected)
         return fail(g, expected, expected, tensorOf(g).dims[g.dim]);
       break;
@@ -558,7 +644,7 @@ CallResult txc::evaluateGuards(const Contract &contract,
   for (const ContractTensor &output : contract.outputs) {
     std::vector<int64_t> shape;
     for (const ShapeExpr &dim : output.type.shape)
-      shape.push_back(*dim.evaluate(symbols));
+      shape.push_back(evaluate64(dim, symbols));
     result.outputShapes.push_back(std::move(shape));
   }
   return result;

@@ -164,6 +164,18 @@ std::optional<Shape> txc::readShapeAttribute(const Program &program,
       error = "in dimension '" + dim.string + "': " + error;
       return std::nullopt;
     }
+    // A constant expression ("2-5") is held to the limits of an integer.
+    if (auto constant = expr->getConstant()) {
+      if (*constant < 0) {
+        error = "dimension '" + dim.string + "' is negative (" +
+                std::to_string(*constant) + ")";
+        return std::nullopt;
+      }
+      if (*constant > ProgramLimits::kMaxTensorBytes) {
+        error = "dimension '" + dim.string + "' is over the limit";
+        return std::nullopt;
+      }
+    }
     shape.push_back(std::move(*expr));
   }
   return shape;

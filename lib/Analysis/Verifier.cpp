@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <optional>
 #include <queue>
@@ -56,12 +57,15 @@ private:
   void collectNames(const Graph &graph,
                     llvm::StringMap<const Loc *> &seen);
   void checkSymbols();
-  void checkDeclaredType(const TensorType &type, const Loc &loc,
-                         llvm::StringRef what, llvm::StringRef name);
-  void checkTensorLimits(const TensorType &type, const Loc &loc,
-                         const llvm::Twine &what);
+  bool checkDeclaredType(const ValueDecl &decl, llvm::StringRef what);
+  bool checkTensorLimits(const TensorType &type, const Loc &loc,
+                         const llvm::Twine &what,
+                         llvm::ArrayRef<Loc> dimLocs = {});
 
   void verifyGraph(Graph &graph);
+  /// Puts the nodes in dependency order. On a cycle, reports it, puts the
+  /// nodes that have an order first (the others follow in file order) and
+  /// returns false.
   bool orderNodes(Graph &graph);
   void verifyNode(Node &node);
   bool resolveOp(Node &node);
@@ -87,8 +91,12 @@ private:
   DiagnosticEngine &diags;
   std::vector<std::string> symbolNames;
   std::vector<Scope> scopes;
+  /// The graphs being verified, outermost first.
+  std::vector<const Graph *> graphs;
   /// Every value name in the program, wherever defined.
   llvm::StringMap<const Loc *> allNames;
+  /// Names defined more than once (reported by checkUniqueNames).
+  llvm::StringSet<> duplicateNames;
 };
 
 } // namespace
@@ -104,6 +112,7 @@ void Verifier::collectNames(const Graph &graph,
       return;
     auto [it, inserted] = seen.try_emplace(name, &loc);
     if (!inserted) {
+      duplicateNames.insert(name);
       Diagnostic &diag = diags.error(
           DiagCategory::Invalid, "duplicate-name", program.file, loc,
           "the name '" + name + "' is defined twice");
@@ -123,6 +132,7 @@ void Verifier::checkUniqueNames() {
   auto add = [&](const std::string &name, const Loc &loc) {
     auto [it, inserted] = allNames.try_emplace(name, &loc);
     if (!inserted) {
+      duplicateNames.insert(name);
       Diagnostic &diag = diags.error(
           DiagCategory::Invalid, "duplicate-name", program.file, loc,
           "the name '" + name + "' is defined twice");
@@ -150,36 +160,44 @@ void Verifier::checkSymbols() {
                         "' is not used by any input shape");
 }
 
-void Verifier::checkTensorLimits(const TensorType &type, const Loc &loc,
-                                 const llvm::Twine &what) {
+bool Verifier::checkTensorLimits(const TensorType &type, const Loc &loc,
+                                 const llvm::Twine &what,
+                                 llvm::ArrayRef<Loc> dimLocs) {
   std::vector<Interval> ranges = program.symbolRanges();
   int64_t maxBytes = dtypeSize(type.dtype);
+  bool symbolic = false;
   for (size_t i = 0; i < type.shape.size(); ++i) {
     Interval bounds = type.shape[i].bounds(ranges);
     if (bounds.min < 0) {
-      error(loc, "bad-dim",
+      error(i < dimLocs.size() ? dimLocs[i] : loc, "bad-dim",
             what + " has dimension " + llvm::Twine(i) + " = " +
                 type.shape[i].toString(symbolNames) +
                 ", which is negative for some symbol values (as low as " +
                 llvm::Twine(bounds.min) + ")");
-      return;
+      return false;
     }
+    symbolic |= !type.shape[i].isConstant();
     if (__builtin_mul_overflow(maxBytes, bounds.max, &maxBytes))
       maxBytes = INT64_MAX;
   }
-  if (maxBytes > ProgramLimits::kMaxTensorBytes)
-    error(loc, "limit",
-          what + " of shape " + str(type.shape) + " and dtype " +
-              dtypeName(type.dtype) + " can reach " +
-              (maxBytes == INT64_MAX ? std::string("more than 2^63")
-                                     : std::to_string(maxBytes)) +
-              " bytes at the symbols' maximum values, over the limit of 2^48 "
-              "bytes");
+  if (maxBytes <= ProgramLimits::kMaxTensorBytes)
+    return true;
+  std::string bytes = maxBytes == INT64_MAX ? std::string("at least 2^63")
+                                            : std::to_string(maxBytes);
+  error(loc, "limit",
+        what + " of shape " + str(type.shape) + " and dtype " +
+            dtypeName(type.dtype) +
+            (symbolic ? " can reach " + bytes +
+                            " bytes at the symbols' maximum values"
+                      : " has " + bytes + " bytes") +
+            ", over the limit of 2^48 bytes");
+  return false;
 }
 
-void Verifier::checkDeclaredType(const TensorType &type, const Loc &loc,
-                                 llvm::StringRef what, llvm::StringRef name) {
-  checkTensorLimits(type, loc, what + " '" + name + "'");
+bool Verifier::checkDeclaredType(const ValueDecl &decl, llvm::StringRef what) {
+  return checkTensorLimits(decl.type,
+                           decl.shapeLoc.isKnown() ? decl.shapeLoc : decl.loc,
+                           what + " '" + decl.name + "'", decl.dimLocs);
 }
 
 //===----------------------------------------------------------------------===//
@@ -212,9 +230,9 @@ bool Verifier::orderNodes(Graph &graph) {
   // order. Kahn's algorithm, smallest original index first, keeps the file
   // order whenever it is already a valid order.
   size_t count = graph.nodes.size();
-  llvm::StringMap<size_t> indexOf;
+  llvm::StringMap<llvm::SmallVector<size_t, 1>> indexOf;
   for (size_t i = 0; i < count; ++i)
-    indexOf.try_emplace(graph.nodes[i].name, i);
+    indexOf[graph.nodes[i].name].push_back(i);
   std::vector<std::vector<size_t>> users(count);
   std::vector<size_t> pending(count, 0);
   std::vector<std::set<size_t>> depsOf(count);
@@ -225,8 +243,12 @@ bool Verifier::orderNodes(Graph &graph) {
       auto it = indexOf.find(use);
       if (it == indexOf.end())
         continue;
-      // A node using itself is a cycle of length one.
-      depsOf[i].insert(it->second);
+      // A node using itself is a cycle of length one, unless its name is
+      // also defined elsewhere (already reported): then it uses the other
+      // definition. A node depends on every node of a duplicated name.
+      for (size_t dep : it->second)
+        if (dep != i || !duplicateNames.contains(use))
+          depsOf[i].insert(dep);
     }
     for (size_t dep : depsOf[i]) {
       users[dep].push_back(i);
@@ -278,14 +300,24 @@ bool Verifier::orderNodes(Graph &graph) {
     for (size_t k = size_t(position[current]) + 1; k < path.size(); ++k)
       note(diag, graph.nodes[path[k]].loc,
            "'" + graph.nodes[path[k]].name + "' is part of the cycle");
-    return false;
+  }
+  // The nodes in the cycle, and those that depend on it, follow the ordered
+  // ones in file order.
+  size_t ordered = order.size();
+  if (ordered != count) {
+    std::vector<bool> placed(count, false);
+    for (size_t i : order)
+      placed[i] = true;
+    for (size_t i = 0; i < count; ++i)
+      if (!placed[i])
+        order.push_back(i);
   }
   std::vector<Node> sorted;
   sorted.reserve(count);
   for (size_t i : order)
     sorted.push_back(std::move(graph.nodes[i]));
   graph.nodes = std::move(sorted);
-  return true;
+  return ordered == count;
 }
 
 const ValueInfo *Verifier::lookup(llvm::StringRef name) const {
@@ -299,15 +331,27 @@ const ValueInfo *Verifier::lookup(llvm::StringRef name) const {
 
 std::string Verifier::suggestValue(llvm::StringRef name) const {
   std::string best;
-  unsigned bestDistance = std::max<size_t>(1, name.size() / 3) + 1;
-  for (const Scope &scope : scopes)
-    for (const auto &entry : scope) {
-      unsigned distance = name.edit_distance(entry.getKey(), true, bestDistance);
-      if (distance < bestDistance) {
-        bestDistance = distance;
-        best = entry.getKey().str();
-      }
+  // About one typo per three characters, and never a whole name: any name
+  // of one character is one edit away from any other.
+  unsigned bestDistance = std::min<size_t>(
+      std::max<size_t>(1, name.size() / 3) + 1, name.size());
+  auto consider = [&](llvm::StringRef candidate) {
+    unsigned distance = candidate.equals_insensitive(name)
+                            ? 0
+                            : name.edit_distance(candidate, true, bestDistance);
+    if (distance < bestDistance) {
+      bestDistance = distance;
+      best = candidate.str();
     }
+  };
+  for (const Scope &scope : scopes)
+    for (const auto &entry : scope)
+      consider(entry.getKey());
+  // Nodes of the enclosing graphs that come later in dependency order are
+  // not in scope yet, but a misspelled reference may mean one of them.
+  for (const Graph *graph : graphs)
+    for (const Node &node : graph->nodes)
+      consider(node.name);
   return best;
 }
 
@@ -560,25 +604,30 @@ void Verifier::verifyNode(Node &node) {
     defineResults(nullptr);
     return;
   }
+  bool withinLimits = true;
   for (size_t i = 0; i < results.size(); ++i)
-    checkTensorLimits(results[i], node.loc,
-                      "the result of node '" + node.name + "'");
+    withinLimits &= checkTensorLimits(results[i], node.loc,
+                                      "the result of node '" + node.name + "'");
   node.resultTypes = results;
-  defineResults(&node.resultTypes);
+  // Users of a result over the limits would only repeat the error.
+  defineResults(withinLimits ? &node.resultTypes : nullptr);
 }
 
 void Verifier::verifyGraph(Graph &graph) {
   for (const ValueDecl &input : graph.inputs) {
-    checkDeclaredType(input.type, input.loc, "graph input", input.name);
-    define(input.name, input.type, input.loc);
+    bool ok = checkDeclaredType(input, "graph input");
+    define(input.name, ok ? std::optional<TensorType>(input.type) : std::nullopt,
+           input.loc);
   }
   if (!orderNodes(graph)) {
-    // Without an order the types of the cycle's nodes are unknown; names are
-    // still defined so that later references do not cascade.
+    // The nodes without an order (in or after a cycle) have unknown types:
+    // they are defined first so that their users are skipped instead of
+    // reporting follow-on errors. Every node is still checked, so that a
+    // cycle does not hide the program's other errors.
     for (Node &node : graph.nodes)
       define(node.name, std::nullopt, node.loc);
-    return;
   }
+  graphs.push_back(&graph);
   for (Node &node : graph.nodes)
     verifyNode(node);
   llvm::StringMap<const Loc *> outputNames;
@@ -611,6 +660,7 @@ void Verifier::verifyGraph(Graph &graph) {
     if (info->type)
       output.type = *info->type;
   }
+  graphs.pop_back();
 }
 
 bool Verifier::run() {
@@ -619,8 +669,11 @@ bool Verifier::run() {
   checkSymbols();
   scopes.emplace_back();
   for (const ValueDecl &input : program.inputs) {
-    checkDeclaredType(input.type, input.loc, "input", input.name);
-    define(input.name, input.type, input.loc);
+    // An input over the limits is defined without a type so that its users
+    // do not report the same problem again.
+    bool ok = checkDeclaredType(input, "input");
+    define(input.name, ok ? std::optional<TensorType>(input.type) : std::nullopt,
+           input.loc);
   }
   for (const ConstantDecl &constant : program.constants)
     define(constant.name, constant.type, constant.loc);

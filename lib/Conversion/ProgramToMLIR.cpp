@@ -296,12 +296,18 @@ OwningOpRef<ModuleOp> MLIRGen::run() {
   // Every result is written into its output argument, so that bufferization
   // computes it straight into the caller's buffer.
   SmallVector<Value> results;
+  // The first output of each value; a value returned under several names is
+  // computed into the first one's buffer and copied from there, since one
+  // tensor cannot be materialized into two destinations.
+  llvm::StringMap<size_t> firstOutput;
   for (size_t o = 0; o < contract.outputs.size(); ++o) {
     const ContractTensor &output = contract.outputs[o];
     Value dest = entry->getArgument(numSymbols + numInputs + o);
+    auto [first, inserted] = firstOutput.try_emplace(output.value, o);
+    Value value =
+        inserted ? lookup(output.value)->value : results[first->second];
     results.push_back(b.create<bufferization::MaterializeInDestinationOp>(
-                           loc(output.loc, output.name),
-                           lookup(output.value)->value, dest)
+                           loc(output.loc, output.name), value, dest)
                           .getResult());
   }
   b.create<func::ReturnOp>(loc(prog.nameLoc), results);

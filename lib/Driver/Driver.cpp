@@ -15,7 +15,11 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/Timing.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -133,6 +137,40 @@ static void reportMLIRDiagnostic(mlir::Diagnostic &diag,
     diags.warning(DiagCategory::Internal, "mlir-warning", file, loc, message);
 }
 
+/// Collects the errors LLVM reports through its context (e.g. an operation
+/// the target cannot lower); without a handler LLVM only prints them and
+/// code generation "succeeds".
+static void collectLLVMDiagnostic(const llvm::DiagnosticInfo *info,
+                                  void *errors) {
+  if (info->getSeverity() != llvm::DS_Error)
+    return;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::DiagnosticPrinterRawOStream printer(os);
+  info->print(printer);
+  auto &list = *static_cast<std::vector<std::string> *>(errors);
+  std::string message = llvm::StringRef(os.str()).trim().str();
+  if (!llvm::is_contained(list, message))
+    list.push_back(std::move(message));
+}
+
+/// The vector unit codegen tiles for.
+static VectorTarget vectorTargetFor(const llvm::TargetMachine &machine) {
+  const llvm::MCSubtargetInfo *subtarget = machine.getMCSubtargetInfo();
+  const llvm::Triple &triple = machine.getTargetTriple();
+  VectorTarget target;
+  if (triple.isX86()) {
+    if (subtarget->checkFeatures("+avx512f"))
+      return {512, 32};
+    if (subtarget->checkFeatures("+avx"))
+      return {256, 16};
+    return {128, 16};
+  }
+  if (triple.isAArch64())
+    return {128, 32};
+  return target;
+}
+
 static std::string printModule(mlir::ModuleOp module) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -148,7 +186,36 @@ static std::string printLLVMModule(const llvm::Module &module) {
   return text;
 }
 
+/// Reports two outputs given the same path: one would overwrite the other.
+static bool checkDistinctOutputs(const CompileOptions &options,
+                                 DiagnosticEngine &diags) {
+  const std::pair<const char *, const std::string *> outputs[] = {
+      {"-o", &options.outputPath},
+      {"--header", &options.headerPath},
+      {"--manifest", &options.manifestPath}};
+  auto normalized = [](const std::string &path) {
+    llvm::SmallString<256> text(path);
+    llvm::sys::path::remove_dots(text, /*remove_dot_dot=*/true);
+    return std::string(text);
+  };
+  for (size_t i = 0; i < std::size(outputs); ++i)
+    for (size_t j = i + 1; j < std::size(outputs); ++j) {
+      const std::string &a = *outputs[i].second, &b = *outputs[j].second;
+      if (a.empty() || b.empty() || a == "-" || b == "-" ||
+          normalized(a) != normalized(b))
+        continue;
+      diags.error(DiagCategory::Usage, "usage", "", Loc(),
+                  std::string(outputs[i].first) + " and " + outputs[j].first +
+                      " name the same file '" + b +
+                      "'; each output needs its own path");
+      return false;
+    }
+  return true;
+}
+
 int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
+  if (!checkDistinctOutputs(options, diags))
+    return diags.exitCode();
   mlir::DefaultTimingManager timing;
   timing.setEnabled(options.timeReport);
   mlir::TimingScope root = timing.getRootScope();
@@ -201,6 +268,7 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   PipelineOptions pipeline;
   pipeline.optLevel = options.optLevel;
   pipeline.printIRAfterAll = options.printIRAfterAll;
+  pipeline.vector = vectorTargetFor(**machine);
   std::optional<MLIRStage> stopAt = mlirStageOf(options.emit);
   {
     mlir::TimingScope passes = root.nest("mlir-pipeline");
@@ -218,6 +286,9 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
     primary = printModule(*module);
   } else {
     llvm::LLVMContext llvmContext;
+    std::vector<std::string> llvmErrors;
+    llvmContext.setDiagnosticHandlerCallBack(collectLLVMDiagnostic,
+                                             &llvmErrors);
     std::string sourceName = llvm::sys::path::filename(program.file).str();
     std::unique_ptr<llvm::Module> llvmModule;
     {
@@ -257,6 +328,12 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
                     llvm::toString(code.takeError()));
         return diags.exitCode();
       }
+      for (const std::string &error : llvmErrors)
+        diags.error(DiagCategory::Target, "codegen", "", Loc(),
+                    "LLVM cannot compile the program for this target: " +
+                        error);
+      if (!llvmErrors.empty())
+        return diags.exitCode();
       primary = std::move(*code);
     }
   }

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <iterator>
 #include <unordered_map>
 
@@ -157,6 +158,9 @@ public:
     } else {
       v = addScalar(JsonValue::Kind::Unsigned, start);
       v->scalar.uinteger = value;
+      // Kept for messages: such a number is always out of some range.
+      v->payload = std::make_unique<JsonValue::Payload>();
+      v->payload->text = numberTextAt(start).str();
     }
     return true;
   }
@@ -186,29 +190,64 @@ public:
     uint32_t start = stringStart();
     Frame &frame = stack.back();
     auto [it, inserted] = frame.keys.emplace(key, start);
+    uint32_t firstOffset = it->second;
+    JsonMember member;
+    member.key = key;
+    member.keyOffset = start;
+    frame.value->payload->members.push_back(std::move(member));
+    // Reported after the member is added, so that the pointer names the
+    // duplicate key rather than the member before it.
     if (!inserted) {
-      auto [line, column] = file.lineAndColumn(it->second);
+      auto [line, column] = file.lineAndColumn(firstOffset);
       error(start, "syntax-duplicate-key",
             "duplicate key '" + key + "' (first defined at line " +
                 std::to_string(line) + ", column " + std::to_string(column) +
                 ")");
     }
-    JsonMember member;
-    member.key = std::move(key);
-    member.keyOffset = start;
-    frame.value->payload->members.push_back(std::move(member));
     return true;
   }
   bool parse_error(std::size_t position, const std::string &,
                    const nlohmann::detail::exception &ex) {
     // "[json.exception.parse_error.101] parse error at line 1, column 5: msg"
+    failed = true;
+    // nlohmann rejects numbers that overflow a double here (out_of_range.406)
+    // instead of passing them to number_float; the number was just read.
+    if (ex.id == 406) {
+      uint32_t start = numberStart();
+      error(start, "syntax-number-range",
+            "number " + numberTextAt(start).str() +
+                " is out of the range of a 64-bit float");
+      return false;
+    }
     llvm::StringRef message = ex.what();
     size_t colon = message.find(": ");
     if (message.starts_with("[json.exception") && colon != llvm::StringRef::npos)
       message = message.substr(colon + 2);
+    // `position` is just past the token that could not be used; point at the
+    // token's start, not at its last character.
     uint32_t offset = uint32_t(position ? position - 1 : 0);
-    error(offset, "syntax-json", "invalid JSON: " + message.str());
-    failed = true;
+    std::string detail = message.str();
+    if (message.contains("unexpected string literal")) {
+      offset = stringStart();
+    } else if (message.contains("unexpected number literal")) {
+      offset = numberStart();
+    } else if (message.contains("invalid literal")) {
+      // nlohmann's "last read" text runs from the last string or number, not
+      // from the literal: '"version": tru,' for `tru,`. Quote and point at
+      // the literal itself.
+      uint32_t start = offset;
+      while (start > 0 && llvm::isAlpha(this->text[start - 1]))
+        --start;
+      detail = replaceLastRead(message, this->text.slice(start, offset + 1));
+      offset = start;
+    }
+    std::string text = "invalid JSON: " + detail;
+    // After a complete top-level value nlohmann's message quotes text from
+    // before the value ("last read: '...'"); say what is wrong instead.
+    if (root && stack.empty())
+      text = "invalid JSON: unexpected text after the end of the top-level "
+             "value; a program file holds one JSON object";
+    error(offset, "syntax-json", text);
     return false;
   }
 
@@ -230,12 +269,19 @@ private:
   /// The JSON pointer of the value being read, for diagnostics.
   std::string currentPointer() const {
     std::string pointer;
-    for (const Frame &frame : stack) {
-      const JsonValue *v = frame.value;
-      if (v->isObject() && !v->payload->members.empty())
+    for (size_t i = 0; i < stack.size(); ++i) {
+      const JsonValue *v = stack[i].value;
+      if (v->isObject() && !v->payload->members.empty()) {
         pointer = appendPointer(pointer, v->payload->members.back().key);
-      else if (v->isArray())
-        pointer = appendPointer(pointer, v->payload->items.size());
+      } else if (v->isArray()) {
+        // In the innermost array the value being read is not placed yet, so
+        // its index is the item count; an enclosing array's last item is the
+        // container being read.
+        size_t index = v->payload->items.size();
+        if (i + 1 != stack.size() && index != 0)
+          --index;
+        pointer = appendPointer(pointer, index);
+      }
     }
     return pointer;
   }
@@ -252,6 +298,42 @@ private:
                          llvm::StringRef(".eE+-").contains(text[start - 1])))
       --start;
     return uint32_t(start);
+  }
+  /// `message` with its "last read: '...'" part quoting `token` instead,
+  /// control characters written as nlohmann does (<U+000A>).
+  static std::string replaceLastRead(llvm::StringRef message,
+                                     llvm::StringRef token) {
+    llvm::StringRef marker = "; last read: '";
+    size_t begin = message.find(marker);
+    if (begin == llvm::StringRef::npos)
+      return message.str();
+    // The quoted text may itself contain quotes; it ends before
+    // "; expected ..." or at the end of the message.
+    size_t end = message.rfind("'; expected ");
+    if (end == llvm::StringRef::npos || end < begin + marker.size())
+      end = message.size() - 1;
+    std::string quoted;
+    for (char c : token) {
+      if (static_cast<unsigned char>(c) < 0x20) {
+        char buffer[16];
+        std::snprintf(buffer, sizeof(buffer), "<U+%04X>", unsigned(c));
+        quoted += buffer;
+      } else {
+        quoted += c;
+      }
+    }
+    return (message.take_front(begin + marker.size()) + quoted +
+            message.drop_front(end))
+        .str();
+  }
+
+  /// The text of the number that starts at `start`.
+  llvm::StringRef numberTextAt(uint32_t start) const {
+    size_t end = start;
+    while (end < text.size() && (llvm::isDigit(text[end]) ||
+                                 llvm::StringRef(".eE+-").contains(text[end])))
+      ++end;
+    return text.slice(start, end);
   }
   uint32_t stringStart() const {
     // `consumed` is just past the closing quote; find the opening quote: the
@@ -328,7 +410,10 @@ std::unique_ptr<JsonValue> txc::parseJson(const SourceFile &file,
     loc.line = 1;
     loc.column = 1;
     diags.error(DiagCategory::Syntax, "syntax-empty", file.name(), loc,
-                "the file is empty; expected a JSON object");
+                text.empty()
+                    ? "the file is empty; expected a JSON object"
+                    : "the file contains only whitespace; expected a JSON "
+                      "object");
     return nullptr;
   }
   JsonBuilder builder(file, diags, maxDepth);

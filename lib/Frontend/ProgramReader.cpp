@@ -69,7 +69,8 @@ private:
                                      llvm::StringRef what);
 
   // --- program parts ---
-  void readHeader(const JsonValue &root);
+  /// False if the format or version makes the rest unreadable.
+  bool readHeader(const JsonValue &root);
   void readSymbols(const JsonValue &list, llvm::StringRef pointer);
   std::optional<ValueDecl> readValueDecl(const JsonValue &value,
                                          llvm::StringRef pointer,
@@ -207,9 +208,7 @@ std::optional<int64_t> ProgramReader::readInteger(const JsonValue &value,
   if (value.isNumber()) {
     error(value, pointer, "wrong-type",
           what + " must be an integer that fits in 64 bits, not " +
-              (value.kind() == JsonValue::Kind::Float
-                   ? value.numberText().str()
-                   : std::string("a larger number")));
+              value.numberText());
     return std::nullopt;
   }
   error(value, pointer, "wrong-type",
@@ -222,15 +221,16 @@ std::optional<int64_t> ProgramReader::readInteger(const JsonValue &value,
 //===----------------------------------------------------------------------===//
 
 std::unique_ptr<Program> ProgramReader::read(const JsonValue &root) {
+  unsigned errorsAtStart = diags.errorCount();
   program = std::make_unique<Program>();
   program->file = file.name().str();
   if (!checkObject(root, "", "the program",
                    {"format", "version", "name", "description", "symbols",
                     "inputs", "constants", "nodes", "outputs"}))
     return nullptr;
-  readHeader(root);
-  // A version this txc does not read makes the rest meaningless.
-  if (diags.hasErrors())
+  // A format or version this txc does not read makes the rest meaningless;
+  // any other problem (an unknown key, a bad name) does not stop the reader.
+  if (!readHeader(root))
     return nullptr;
 
   if (const JsonValue *symbols = root.find("symbols"))
@@ -256,18 +256,23 @@ std::unique_ptr<Program> ProgramReader::read(const JsonValue &root) {
 
   readGraph(root, "", program->body, /*isRegion=*/false, /*depth=*/0);
 
-  if (diags.hasErrors())
+  // Only this file's errors count (the engine may hold earlier ones).
+  if (diags.errorCount() != errorsAtStart)
     return nullptr;
   return std::move(program);
 }
 
-void ProgramReader::readHeader(const JsonValue &root) {
+bool ProgramReader::readHeader(const JsonValue &root) {
+  bool readable = true;
   if (const JsonValue *format = required(root, "", "format", "the program")) {
     auto text = readString(*format, "/format", "'format'");
     if (text && *text != kProgramFormat)
       error(*format, "/format", "bad-format",
             "'format' is '" + *text + "'; a txc program has format '" +
                 kProgramFormat + "'");
+    readable &= text && *text == kProgramFormat;
+  } else {
+    readable = false;
   }
   if (const JsonValue *version = required(root, "", "version", "the program")) {
     auto number = readInteger(*version, "/version", "'version'");
@@ -278,6 +283,10 @@ void ProgramReader::readHeader(const JsonValue &root) {
                 llvm::Twine(kMaxProgramVersion));
     else if (number)
       program->version = int(*number);
+    readable &= number && *number >= kMinProgramVersion &&
+                *number <= kMaxProgramVersion;
+  } else {
+    readable = false;
   }
   if (const JsonValue *name = required(root, "", "name", "the program")) {
     if (auto text = readIdentifier(*name, "/name", "the program name"))
@@ -286,6 +295,7 @@ void ProgramReader::readHeader(const JsonValue &root) {
   }
   if (const JsonValue *description = root.find("description"))
     readString(*description, "/description", "'description'");
+  return readable;
 }
 
 void ProgramReader::readSymbols(const JsonValue &list, llvm::StringRef pointer) {
@@ -398,6 +408,17 @@ std::optional<ShapeExpr> ProgramReader::readDim(const JsonValue &value,
     }
     return ShapeExpr::constant(dim);
   }
+  if (value.kind() == JsonValue::Kind::Unsigned) {
+    error(value, pointer, "bad-dim",
+          "dimension " + value.numberText() + " is over the limit of " +
+              llvm::Twine(ProgramLimits::kMaxTensorBytes));
+    return std::nullopt;
+  }
+  if (value.kind() == JsonValue::Kind::Float) {
+    error(value, pointer, "wrong-type",
+          "a dimension must be an integer, not " + value.numberText());
+    return std::nullopt;
+  }
   if (value.isString()) {
     std::string message;
     size_t errorOffset = 0;
@@ -422,6 +443,21 @@ std::optional<ShapeExpr> ProgramReader::readDim(const JsonValue &value,
                        ? " (declare it under 'symbols')"
                        : ""));
       return std::nullopt;
+    }
+    // A constant expression ("0-3") is held to the limits of an integer.
+    if (auto constant = expr->getConstant()) {
+      if (*constant < 0) {
+        error(value, pointer, "bad-dim",
+              "dimension '" + text + "' is negative (" +
+                  llvm::Twine(*constant) + ")");
+        return std::nullopt;
+      }
+      if (*constant > ProgramLimits::kMaxTensorBytes) {
+        error(value, pointer, "bad-dim",
+              "dimension '" + text + "' is over the limit of " +
+                  llvm::Twine(ProgramLimits::kMaxTensorBytes));
+        return std::nullopt;
+      }
     }
     return expr;
   }
@@ -540,6 +576,7 @@ static bool encodeElement(const JsonValue &value, DType dtype, uint8_t *out,
       auto status = number.convertFromString(
           value.numberText(), llvm::APFloat::rmNearestTiesToEven);
       if (!status) {
+        llvm::consumeError(status.takeError());
         problem = "cannot read number " + value.numberText().str();
         return false;
       }
@@ -549,15 +586,18 @@ static bool encodeElement(const JsonValue &value, DType dtype, uint8_t *out,
         return false;
       }
     } else if (value.isNumber()) {
-      llvm::APInt integer(64, value.kind() == JsonValue::Kind::Integer
-                                  ? uint64_t(value.getInteger())
-                                  : uint64_t(value.getNumber()),
-                          value.kind() == JsonValue::Kind::Integer);
-      number.convertFromAPInt(integer,
-                              value.kind() == JsonValue::Kind::Integer,
+      // The exact 64-bit integer, rounded once (a double in between would
+      // round twice, and cannot hold every uint64).
+      bool isSigned = value.kind() == JsonValue::Kind::Integer;
+      uint64_t raw = isSigned ? uint64_t(value.getInteger())
+                              : value.getUnsigned();
+      number.convertFromAPInt(llvm::APInt(64, raw, isSigned), isSigned,
                               llvm::APFloat::rmNearestTiesToEven);
       if (number.isInfinity()) {
-        problem = "number is out of the range of " + dtypeName(dtype).str();
+        problem = "number " +
+                  (isSigned ? std::to_string(value.getInteger())
+                            : std::to_string(value.getUnsigned())) +
+                  " is out of the range of " + dtypeName(dtype).str();
         return false;
       }
     } else {
@@ -591,6 +631,11 @@ static bool encodeElement(const JsonValue &value, DType dtype, uint8_t *out,
     problem = "expected true, false, 0 or 1";
     return false;
   default: {
+    if (value.kind() == JsonValue::Kind::Unsigned) {
+      problem = std::to_string(value.getUnsigned()) + " does not fit in " +
+                dtypeName(dtype).str();
+      return false;
+    }
     if (!value.isInteger()) {
       problem = "expected an integer, not " +
                 (value.kind() == JsonValue::Kind::Float
@@ -914,6 +959,13 @@ void ProgramReader::readOutputs(const JsonValue &list, llvm::StringRef pointer,
         output.valueLoc = output.loc;
         outputs.push_back(std::move(output));
       }
+      continue;
+    }
+    if (!item.isObject()) {
+      error(item, ptr, "wrong-type",
+            "an output must be a value name or an object with 'name' and "
+            "'value', not " +
+                item.kindName());
       continue;
     }
     if (!checkObject(item, ptr, "an output", {"name", "value", "description"}))

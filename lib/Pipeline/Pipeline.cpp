@@ -1,5 +1,6 @@
 //===- Pipeline.cpp - The MLIR pass pipelines of txc ----------------------===//
 #include "txc/Pipeline/Pipeline.h"
+#include "Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -11,6 +12,8 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
@@ -55,11 +58,24 @@ void addTensorOptimizationPasses(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   if (options.optLevel == 0)
     return;
+  // The bias of a linear layer becomes the matmul's initial accumulator
+  // (before fusion, which would merge the bias add into its consumers).
+  if (options.optLevel >= 2)
+    pm.addNestedPass<func::FuncOp>(createFoldBiasIntoMatmulPass());
   // Fuse producer/consumer elementwise chains so that no intermediate
   // tensor is materialized.
   pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (options.optLevel >= 2) {
+    // Outputs are written in place from the start, so that the tiled loops
+    // carry the caller's buffer instead of a temporary copied at the end.
+    pm.addPass(bufferization::createEmptyTensorEliminationPass());
+    pm.addNestedPass<func::FuncOp>(createFoldInPlaceOutputsPass());
+    pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass(options.vector));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
 }
 
 namespace {
@@ -154,7 +170,10 @@ void addBufferizationPasses(OpPassManager &pm, const PipelineOptions &options) {
   bufferization.setFunctionBoundaryTypeConversion(
       bufferization::LayoutMapOption::IdentityLayoutMap);
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
-  pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
+  // Loops that only forward a buffer fold away first, so that a result
+  // computed in place is seen as the output argument itself.
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createReturnResultsInOutputsPass());
   pm.addPass(createCanonicalizerPass());
   if (options.optLevel > 0) {
     pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
@@ -165,10 +184,13 @@ void addBufferizationPasses(OpPassManager &pm, const PipelineOptions &options) {
   }
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  if (options.optLevel >= 2)
+    pm.addNestedPass<func::FuncOp>(createLowerVectorsPass());
 }
 
 void addLoopLoweringPasses(OpPassManager &pm, const PipelineOptions &options) {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(createCanonicalizerPass());
@@ -186,6 +208,7 @@ void addLLVMLoweringPasses(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());

@@ -339,10 +339,11 @@ public:
 private:
   static constexpr unsigned kMaxNesting = 32;
 
-  std::nullopt_t fail(const std::string &message) {
+  std::nullopt_t fail(const std::string &message) { return failAt(pos, message); }
+  std::nullopt_t failAt(size_t offset, const std::string &message) {
     if (error.empty()) {
       error = message;
-      errorOffset = pos;
+      errorOffset = offset;
     }
     return std::nullopt;
   }
@@ -362,6 +363,8 @@ private:
   std::optional<ShapeExpr> parseExpr() {
     auto lhs = parseTerm();
     while (lhs) {
+      skipSpace();
+      size_t opPos = pos; // an overflow is reported at its operator
       bool plus = consume('+');
       if (!plus && !consume('-'))
         break;
@@ -370,20 +373,24 @@ private:
         return std::nullopt;
       lhs = plus ? ShapeExpr::add(*lhs, *rhs) : ShapeExpr::sub(*lhs, *rhs);
       if (!lhs)
-        return fail("integer overflow in the expression");
+        return failAt(opPos, "integer overflow in the expression");
     }
     return lhs;
   }
 
   std::optional<ShapeExpr> parseTerm() {
     auto lhs = parseFactor();
-    while (lhs && consume('*')) {
+    while (lhs) {
+      skipSpace();
+      size_t opPos = pos;
+      if (!consume('*'))
+        break;
       auto rhs = parseFactor();
       if (!rhs)
         return std::nullopt;
       lhs = ShapeExpr::mul(*lhs, *rhs);
       if (!lhs)
-        return fail("integer overflow in the expression");
+        return failAt(opPos, "integer overflow in the expression");
     }
     return lhs;
   }
@@ -394,13 +401,13 @@ private:
       return fail("expected a number, a symbol or '('");
     char c = text[pos];
     if (c == '-') {
-      ++pos;
+      size_t opPos = pos++;
       auto operand = parseFactor();
       if (!operand)
         return std::nullopt;
       auto negated = ShapeExpr::sub(ShapeExpr(), *operand);
       if (!negated)
-        return fail("integer overflow in the expression");
+        return failAt(opPos, "integer overflow in the expression");
       return negated;
     }
     if (c == '(') {

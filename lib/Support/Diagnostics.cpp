@@ -57,6 +57,9 @@ void DiagnosticEngine::addSourceFile(std::shared_ptr<const SourceFile> file) {
 Diagnostic &DiagnosticEngine::report(Diagnostic diag) {
   if (diag.severity == Severity::Error) {
     ++numErrors;
+    if (!worstCategory ||
+        categoryRank(diag.category) < categoryRank(*worstCategory))
+      worstCategory = diag.category;
     if (numErrors > errorLimit) {
       ++droppedErrors;
       static thread_local Diagnostic sink;
@@ -84,21 +87,18 @@ Diagnostic &DiagnosticEngine::error(DiagCategory category, llvm::StringRef id,
 Diagnostic &DiagnosticEngine::warning(DiagCategory category,
                                       llvm::StringRef id, llvm::StringRef file,
                                       Loc loc, const llvm::Twine &message) {
-  Diagnostic &diag = error(category, id, file, std::move(loc), message);
+  Diagnostic diag;
   diag.severity = Severity::Warning;
-  --numErrors;
-  return diag;
+  diag.category = category;
+  diag.id = id.str();
+  diag.file = file.str();
+  diag.loc = std::move(loc);
+  diag.message = message.str();
+  return report(std::move(diag));
 }
 
 int DiagnosticEngine::exitCode() const {
-  if (!numErrors)
-    return ExitOK;
-  const Diagnostic *worst = nullptr;
-  for (const Diagnostic &diag : diags)
-    if (diag.severity == Severity::Error &&
-        (!worst || categoryRank(diag.category) < categoryRank(worst->category)))
-      worst = &diag;
-  return worst ? exitCodeFor(worst->category) : ExitInternal;
+  return worstCategory ? exitCodeFor(*worstCategory) : ExitOK;
 }
 
 const SourceFile *DiagnosticEngine::findSource(llvm::StringRef file) const {
@@ -137,9 +137,16 @@ void DiagnosticEngine::printOneText(llvm::raw_ostream &os,
       source && diag.loc.isKnown()) {
     llvm::StringRef line = source->lineText(diag.loc.line);
     if (line.size() <= 200) {
+      // Columns count bytes; the caret line has one space per character
+      // (UTF-8 continuation bytes take no column on screen).
       os << "  " << line << "\n  ";
-      for (uint32_t i = 1; i < diag.loc.column && i <= line.size(); ++i)
-        os << (line[i - 1] == '\t' ? '\t' : ' ');
+      for (uint32_t i = 1; i < diag.loc.column && i <= line.size(); ++i) {
+        char c = line[i - 1];
+        if (c == '\t')
+          os << '\t';
+        else if ((uint8_t(c) & 0xC0) != 0x80)
+          os << ' ';
+      }
       os << "^\n";
     }
   }

@@ -16,10 +16,12 @@ writeTemp(llvm::StringRef path, llvm::StringRef contents) {
   llvm::SmallString<256> model(path);
   model += ".tmp-%%%%%%%%";
   auto temp = llvm::sys::fs::TempFile::create(model, /*Mode=*/0644);
-  if (!temp)
+  if (!temp) {
+    std::error_code ec = llvm::errorToErrorCode(temp.takeError());
     return llvm::createStringError(
-        llvm::errorToErrorCode(temp.takeError()),
-        "cannot create a temporary file next to '%s'", path.str().c_str());
+        ec, "cannot create a temporary file next to '%s': %s",
+        path.str().c_str(), ec.message().c_str());
+  }
   llvm::raw_fd_ostream os(temp->FD, /*shouldClose=*/false);
   os << contents;
   os.flush();
@@ -39,6 +41,14 @@ llvm::Error OutputFileSet::commit() {
     for (auto &entry : temps)
       llvm::consumeError(entry.first.discard());
   };
+  // Once the temporaries exist, renaming one onto a directory is the only
+  // likely failure; rule it out first, so that no destination is replaced
+  // when another cannot be.
+  for (Pending &file : pending)
+    if (file.path != "-" && llvm::sys::fs::is_directory(file.path))
+      return llvm::createStringError(
+          std::make_error_code(std::errc::is_a_directory),
+          "cannot write '%s': it is a directory", file.path.c_str());
   for (Pending &file : pending) {
     if (file.path == "-")
       continue;

@@ -171,10 +171,11 @@ Value *EntryPointEmitter::evaluate(IRBuilder<> &b, const ShapeExpr &expr,
   Value *sum = ConstantInt::get(type, 0);
   for (const ShapeExpr::Term &term : expr.terms()) {
     Value *product = ConstantInt::get(type, term.coeff, true);
+    // No nsw: an expanded polynomial may have intermediate terms that wrap
+    // although the value itself is in range (e.g. S*T-S near 2^47).
     for (uint32_t id : term.symbols)
-      product = b.CreateMul(product, b.CreateSExt(symbols[id], type), "",
-                            /*HasNUW=*/false, /*HasNSW=*/true);
-    sum = b.CreateAdd(sum, product, "", false, /*HasNSW=*/true);
+      product = b.CreateMul(product, b.CreateSExt(symbols[id], type));
+    sum = b.CreateAdd(sum, product);
   }
   return sum;
 }
@@ -347,8 +348,10 @@ void EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
   // The kernel's memref arguments, expanded by the LLVM lowering to
   // (allocated, aligned, offset, sizes..., strides...).
   SmallVector<Value *> args;
+  // A declared symbol that no input uses is never bound; no tensor depends
+  // on it, so the kernel ignores its value.
   for (Value *symbol : state.symbols)
-    args.push_back(symbol);
+    args.push_back(symbol ? symbol : c64(0));
   auto addMemRef = [&](Value *array, unsigned index, const TensorType &type) {
     Value *data = load(b, ptr, descriptor(b, array, index),
                        AbiLayout::kTensorData, "data");
@@ -362,7 +365,7 @@ void EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
     Value *stride = c64(1);
     for (size_t d = sizes.size(); d-- > 0;) {
       strides[d] = stride;
-      stride = b.CreateMul(stride, sizes[d], "", false, true);
+      stride = b.CreateMul(stride, sizes[d]);
     }
     args.append(sizes.begin(), sizes.end());
     args.append(strides.begin(), strides.end());

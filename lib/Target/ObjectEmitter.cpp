@@ -51,6 +51,15 @@ llvm::Expected<TargetSpec> txc::resolveTargetSpec(llvm::StringRef triple,
                                    spec.triple.c_str(), error.c_str());
   llvm::Triple hostTriple(llvm::sys::getDefaultTargetTriple());
   llvm::Triple targetTriple(spec.triple);
+  // The ABI (docs/abi.md) has 64-bit sizes and pointers and the entry
+  // points need a C library; txc generates and tests code for these two.
+  if (targetTriple.getArch() != llvm::Triple::x86_64 &&
+      targetTriple.getArch() != llvm::Triple::aarch64)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "target '%s' is not supported; txc compiles for x86_64 and aarch64 "
+        "(64-bit, with a C library)",
+        spec.triple.c_str());
   bool isHost = targetTriple.getArch() == hostTriple.getArch() &&
                 targetTriple.getOS() == hostTriple.getOS();
   if (cpu.empty() || cpu == "native") {
@@ -82,9 +91,10 @@ llvm::Expected<TargetSpec> txc::resolveTargetSpec(llvm::StringRef triple,
                         ? features.str()
                         : spec.features + "," + features.str();
   // Reject CPU names the target does not know instead of silently falling
-  // back to a generic model.
+  // back to a generic model. The probe is created for the default CPU: one
+  // created for an unknown CPU prints LLVM's own warning on stderr.
   const llvm::MCSubtargetInfo *probe =
-      target->createMCSubtargetInfo(spec.triple, spec.cpu, "");
+      target->createMCSubtargetInfo(spec.triple, "", "");
   bool knownCPU = probe && probe->isCPUStringValid(spec.cpu);
   delete probe;
   if (!knownCPU)

@@ -58,6 +58,11 @@ TEST(ShapeExpr, ReportsParseErrorsWithOffsets) {
   EXPECT_FALSE(
       ShapeExpr::parse("9223372036854775807*2", lookup, error, offset));
   EXPECT_NE(error.find("overflow"), std::string::npos);
+  EXPECT_EQ(offset, 19u); // at the '*' that overflows, not the end
+  error.clear();
+  EXPECT_FALSE(ShapeExpr::parse("S + 9223372036854775807 + 1", lookup, error,
+                                offset));
+  EXPECT_EQ(offset, 24u);
 }
 
 TEST(ShapeExpr, EvaluatesWithOverflowChecks) {

@@ -8,10 +8,14 @@
 #include "txc/Support/Diagnostics.h"
 #include "txc/Support/Version.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
+
+#include <cstdlib>
 
 using namespace txc;
 
@@ -34,6 +38,36 @@ void addCommonOptions(CLI::App *command, CommonOptions &common) {
                    "How errors are printed on stderr")
       ->check(CLI::IsMember({"text", "json", "sarif"}))
       ->capture_default_str();
+}
+
+/// What the fatal error handler needs to report an LLVM fatal error.
+struct FatalErrorContext {
+  DiagnosticEngine *diags;
+  DiagnosticFormat format;
+};
+
+/// LLVM calls this for a fatal error, e.g. a backend that cannot legalize an
+/// operation for the chosen target, instead of printing "LLVM ERROR" with a
+/// stack dump and aborting. It reports the error like any other and exits;
+/// it must not return. No output file exists at this point: outputs are
+/// written only after code generation succeeded.
+void reportFatalError(void *data, const char *reason, bool) {
+  auto *context = static_cast<FatalErrorContext *>(data);
+  Diagnostic &diag = context->diags->error(
+      DiagCategory::Target, "codegen", "", Loc(),
+      llvm::Twine("LLVM cannot compile the program for this target: ") +
+          reason);
+  Diagnostic note;
+  note.severity = Severity::Note;
+  note.category = diag.category;
+  note.id = diag.id;
+  note.message = "hint: the target's default CPU may lack a feature the "
+                 "program needs, such as hardware floating point; choose "
+                 "one with --cpu or --features";
+  diag.notes.push_back(std::move(note));
+  context->diags->print(llvm::errs(), context->format);
+  llvm::errs().flush();
+  std::_Exit(context->diags->exitCode());
 }
 
 std::string emitKindHelp() {
@@ -100,6 +134,29 @@ int main(int argc, char **argv) {
       ->required();
   addCommonOptions(checkCommand, common);
 
+  // CLI11 answers a misspelled command with "A subcommand is required",
+  // which does not name it; say which word is wrong.
+  std::vector<CLI::App *> commands =
+      app.get_subcommands([](CLI::App *) { return true; });
+  if (argc > 1 && argv[1][0] != '-' &&
+      llvm::none_of(commands, [&](CLI::App *command) {
+        return command->get_name() == argv[1];
+      })) {
+    llvm::StringRef word = argv[1];
+    std::string message = "unknown command '" + word.str() + "'";
+    std::string names;
+    for (CLI::App *command : commands) {
+      if (word.edit_distance(command->get_name()) <= 2)
+        message += " (did you mean '" + command->get_name() + "'?)";
+      names += (names.empty() ? "'" : ", '") + command->get_name() + "'";
+    }
+    message += "; the commands are " + names;
+    DiagnosticEngine diags;
+    diags.error(DiagCategory::Usage, "usage", "", Loc(), message);
+    diags.print(llvm::errs(), DiagnosticFormat::Text);
+    llvm::errs() << "Run with --help for more information.\n";
+    return ExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
@@ -114,6 +171,8 @@ int main(int argc, char **argv) {
   }
 
   DiagnosticEngine diags;
+  FatalErrorContext fatalContext{&diags, common.format()};
+  llvm::install_fatal_error_handler(reportFatalError, &fatalContext);
   int exitCode = ExitOK;
   if (*compileCommand) {
     compile.emit = *parseEmitKind(emitName);

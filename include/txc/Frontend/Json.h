@@ -58,9 +58,12 @@ public:
 
   bool getBool() const { return scalar.boolean; }
   int64_t getInteger() const { return scalar.integer; }
+  /// The value of a number of kind Unsigned.
+  uint64_t getUnsigned() const { return scalar.uinteger; }
   /// Any number as a double (integers are converted).
   double getNumber() const;
-  /// The number as written in the file ("1e-3"), for exact round trips.
+  /// The number as written in the file ("1e-3"), for exact round trips;
+  /// set for Float and Unsigned numbers.
   llvm::StringRef numberText() const;
   const std::string &getString() const { return payload->text; }
   const std::vector<JsonValue> &items() const { return payload->items; }
@@ -96,8 +99,9 @@ struct JsonMember {
 };
 
 /// Parses `file`'s text. Returns null if it is not JSON (syntax error, depth
-/// limit); problems that leave the document readable (duplicate keys, numbers
-/// out of range) are reported to `diags` and the document is returned.
+/// limit, a number out of the range of a double, which stops nlohmann's
+/// parser); duplicate keys are reported to `diags` and the document is still
+/// returned.
 std::unique_ptr<JsonValue> parseJson(const SourceFile &file,
                                      DiagnosticEngine &diags,
                                      unsigned maxDepth);

@@ -37,8 +37,19 @@ enum class MLIRStage {
 std::optional<MLIRStage> parseMLIRStage(llvm::StringRef name);
 llvm::StringRef mlirStageName(MLIRStage stage);
 
+/// What codegen needs to know about the target's vector unit.
+struct VectorTarget {
+  unsigned vectorBits = 128;   ///< 128 (SSE/NEON), 256 (AVX2), 512 (AVX-512)
+  unsigned vectorRegisters = 16;
+
+  unsigned lanes(unsigned elementBits) const {
+    return vectorBits / elementBits;
+  }
+};
+
 struct PipelineOptions {
   unsigned optLevel = 2; ///< 0..3
+  VectorTarget vector;
   bool printIRAfterAll = false;
   bool verifyEachPass = true;
 };

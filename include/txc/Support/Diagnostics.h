@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -102,7 +103,8 @@ public:
   /// Invalid > NotRepresentable > Target).
   int exitCode() const;
 
-  /// Stops recording (but still counts) after this many errors.
+  /// Stops recording (but still counts) after this many errors. Warnings
+  /// and notes are not limited.
   void setErrorLimit(unsigned limit) { errorLimit = limit; }
 
   void print(llvm::raw_ostream &os, DiagnosticFormat format,
@@ -116,6 +118,9 @@ private:
   std::vector<Diagnostic> diags;
   std::vector<std::shared_ptr<const SourceFile>> sources;
   unsigned numErrors = 0;
+  /// The most important category of all errors, including those dropped
+  /// past the limit.
+  std::optional<DiagCategory> worstCategory;
   unsigned errorLimit = 200;
   unsigned droppedErrors = 0;
 };

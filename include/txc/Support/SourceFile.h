@@ -25,7 +25,8 @@ public:
   llvm::StringRef name() const { return displayName; }
   llvm::StringRef contents() const { return text; }
 
-  /// 1-based line and column (in bytes) of a byte offset.
+  /// 1-based line and column (in bytes) of a byte offset. A UTF-8 byte
+  /// order mark does not count: it is not part of line 1.
   std::pair<uint32_t, uint32_t> lineAndColumn(uint64_t offset) const;
   /// The text of a 1-based line without its line terminator.
   llvm::StringRef lineText(uint32_t line) const;

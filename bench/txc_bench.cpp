@@ -1,0 +1,372 @@
+//===- txc_bench.cpp - txc-compiled kernels against the libraries ---------===//
+//
+// Google Benchmark. Every kernel runs single-threaded in the same process
+// as its peers: OpenBLAS (cblas_sgemm), Eigen, oneDNN, and a plain C loop.
+// Each result also reports GFLOPS or GB/s as a counter; bench/report.py
+// turns the JSON output into the ratio tables of docs/performance.md.
+//
+//===----------------------------------------------------------------------===//
+#include "eltwise_chain.h"
+#include "linear.h"
+#include "linear_512x1024x1024.h"
+#include "linear_64x256x256.h"
+#include "linear_dyn_1024x1024.h"
+#include "linear_dyn_256x256.h"
+#include "sgemm_1024.h"
+#include "sgemm_256.h"
+#include "sgemm_512.h"
+
+#include <benchmark/benchmark.h>
+#include <cblas.h>
+#include <dnnl.hpp>
+#include <Eigen/Core>
+#include <immintrin.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+namespace {
+
+using EntryPoint = int32_t (*)(const txc_tensor *, int64_t, txc_tensor *,
+                               int64_t, txc_status *);
+
+/// 64-byte aligned float storage filled with reproducible values.
+struct Buffer {
+  explicit Buffer(size_t count, float value = NAN) : count(count) {
+    data = static_cast<float *>(std::aligned_alloc(64, (count * 4 + 63) / 64 * 64));
+    std::mt19937 rng{unsigned(count)};
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (size_t i = 0; i < count; ++i)
+      data[i] = std::isnan(value) ? dist(rng) : value;
+  }
+  ~Buffer() { std::free(data); }
+  Buffer(const Buffer &) = delete;
+  float *data;
+  size_t count;
+};
+
+txc_tensor tensor(float *data, std::initializer_list<int64_t> dims) {
+  txc_tensor t{};
+  t.data = data;
+  t.dtype = TXC_DTYPE_F32;
+  t.rank = int32_t(dims.size());
+  int64_t count = 1;
+  int i = 0;
+  for (int64_t d : dims) {
+    t.dims[i++] = d;
+    count *= d;
+  }
+  t.size_bytes = count * 4;
+  return t;
+}
+
+void call(EntryPoint entry, std::vector<txc_tensor> &inputs,
+          std::vector<txc_tensor> &outputs) {
+  txc_status status;
+  if (entry(inputs.data(), int64_t(inputs.size()), outputs.data(),
+            int64_t(outputs.size()), &status) != 0)
+    throw std::runtime_error("txc call failed");
+}
+
+void setFlops(benchmark::State &state, double flopsPerIteration) {
+  state.counters["GFLOPS"] = benchmark::Counter(
+      flopsPerIteration, benchmark::Counter::kIsIterationInvariantRate,
+      benchmark::Counter::kIs1000);
+}
+
+//===----------------------------------------------------------------------===//
+// Matmul and linear layers
+//===----------------------------------------------------------------------===//
+
+struct Linear {
+  int64_t b, k, n;
+  bool bias;
+};
+
+double linearFlops(const Linear &s) { return 2.0 * s.b * s.k * s.n; }
+
+void runTxcLinear(benchmark::State &state, EntryPoint entry, Linear s) {
+  Buffer x(s.b * s.k), w(s.k * s.n), bias(s.n), y(s.b * s.n, 0);
+  std::vector<txc_tensor> in = {tensor(x.data, {s.b, s.k}),
+                                tensor(w.data, {s.k, s.n})};
+  if (s.bias)
+    in.push_back(tensor(bias.data, {s.n}));
+  std::vector<txc_tensor> out = {tensor(y.data, {s.b, s.n})};
+  for (auto _ : state) {
+    call(entry, in, out);
+    benchmark::DoNotOptimize(y.data);
+  }
+  setFlops(state, linearFlops(s));
+}
+
+void runOpenBlas(benchmark::State &state, Linear s) {
+  openblas_set_num_threads(1);
+  Buffer x(s.b * s.k), w(s.k * s.n), bias(s.n), y(s.b * s.n, 0);
+  for (auto _ : state) {
+    float beta = 0;
+    if (s.bias) {
+      for (int64_t i = 0; i < s.b; ++i)
+        std::memcpy(y.data + i * s.n, bias.data, s.n * 4);
+      beta = 1;
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(s.b), int(s.n),
+                int(s.k), 1.0f, x.data, int(s.k), w.data, int(s.n), beta,
+                y.data, int(s.n));
+    benchmark::DoNotOptimize(y.data);
+  }
+  setFlops(state, linearFlops(s));
+}
+
+void runEigen(benchmark::State &state, Linear s) {
+  using Matrix =
+      Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Buffer x(s.b * s.k), w(s.k * s.n), bias(s.n), y(s.b * s.n, 0);
+  Eigen::Map<Matrix> X(x.data, s.b, s.k), W(w.data, s.k, s.n),
+      Y(y.data, s.b, s.n);
+  Eigen::Map<Eigen::RowVectorXf> B(bias.data, s.n);
+  for (auto _ : state) {
+    if (s.bias)
+      Y.noalias() = (X * W).rowwise() + B;
+    else
+      Y.noalias() = X * W;
+    benchmark::DoNotOptimize(y.data);
+  }
+  setFlops(state, linearFlops(s));
+}
+
+void runOneDnn(benchmark::State &state, Linear s) {
+  using namespace dnnl;
+  engine eng(engine::kind::cpu, 0);
+  stream strm(eng);
+  Buffer x(s.b * s.k), w(s.k * s.n), bias(s.n), y(s.b * s.n, 0);
+  memory::desc xd({s.b, s.k}, memory::data_type::f32, memory::format_tag::ab);
+  memory::desc wd({s.k, s.n}, memory::data_type::f32, memory::format_tag::ab);
+  memory::desc bd({1, s.n}, memory::data_type::f32, memory::format_tag::ab);
+  memory::desc yd({s.b, s.n}, memory::data_type::f32, memory::format_tag::ab);
+  // oneDNN 2.x (Debian 12): an op descriptor, then the primitive descriptor.
+  matmul::desc desc = s.bias ? matmul::desc(xd, wd, bd, yd)
+                             : matmul::desc(xd, wd, yd);
+  matmul::primitive_desc pd(desc, eng);
+  matmul prim(pd);
+  memory xm(xd, eng, x.data), wm(wd, eng, w.data), bm(bd, eng, bias.data),
+      ym(yd, eng, y.data);
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, xm}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, ym}};
+  if (s.bias)
+    args[DNNL_ARG_BIAS] = bm;
+  for (auto _ : state) {
+    prim.execute(strm, args);
+    strm.wait();
+    benchmark::DoNotOptimize(y.data);
+  }
+  setFlops(state, linearFlops(s));
+}
+
+/// What a user would write by hand: i-k-j loops the compiler vectorizes.
+__attribute__((noinline)) void naiveLinear(const float *x, const float *w,
+                                           const float *bias, float *y,
+                                           int64_t b, int64_t k, int64_t n) {
+  for (int64_t i = 0; i < b; ++i) {
+    for (int64_t j = 0; j < n; ++j)
+      y[i * n + j] = bias ? bias[j] : 0.0f;
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = 0; j < n; ++j)
+        y[i * n + j] += x[i * k + p] * w[p * n + j];
+  }
+}
+
+void runNaive(benchmark::State &state, Linear s) {
+  Buffer x(s.b * s.k), w(s.k * s.n), bias(s.n), y(s.b * s.n, 0);
+  for (auto _ : state) {
+    naiveLinear(x.data, w.data, s.bias ? bias.data : nullptr, y.data, s.b,
+                s.k, s.n);
+    benchmark::DoNotOptimize(y.data);
+  }
+  setFlops(state, linearFlops(s));
+}
+
+void registerLinear(const std::string &name, Linear s, EntryPoint txc) {
+  benchmark::RegisterBenchmark((name + "/txc").c_str(), runTxcLinear, txc, s);
+  benchmark::RegisterBenchmark((name + "/openblas").c_str(), runOpenBlas, s);
+  benchmark::RegisterBenchmark((name + "/eigen").c_str(), runEigen, s);
+  benchmark::RegisterBenchmark((name + "/onednn").c_str(), runOneDnn, s);
+  if (s.b * s.k * s.n <= (int64_t(1) << 28))
+    benchmark::RegisterBenchmark((name + "/naive_c").c_str(), runNaive, s);
+}
+
+//===----------------------------------------------------------------------===//
+// Per-call overhead: samples/linear at B = 1 (4x3 weights), guards included
+//===----------------------------------------------------------------------===//
+
+__attribute__((noinline)) void handLinear4x3(const float *x, const float *w,
+                                             const float *b, float *y) {
+  for (int j = 0; j < 3; ++j) {
+    float sum = b[j];
+    for (int k = 0; k < 4; ++k)
+      sum += x[k] * w[k * 3 + j];
+    y[j] = sum;
+  }
+}
+
+void tinyLinearTxc(benchmark::State &state) {
+  Buffer x(4), w(12), b(3), y(3, 0);
+  std::vector<txc_tensor> in = {tensor(x.data, {1, 4}), tensor(w.data, {4, 3}),
+                                tensor(b.data, {3})};
+  std::vector<txc_tensor> out = {tensor(y.data, {1, 3})};
+  txc_status status;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(linear_run(in.data(), 3, out.data(), 1, &status));
+    benchmark::ClobberMemory();
+  }
+}
+
+void tinyLinearHandC(benchmark::State &state) {
+  Buffer x(4), w(12), b(3), y(3, 0);
+  for (auto _ : state) {
+    handLinear4x3(x.data, w.data, b.data, y.data);
+    benchmark::ClobberMemory();
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// A fused elementwise chain over 16M floats: relu(x*1.5 - 0.25)
+//===----------------------------------------------------------------------===//
+
+constexpr int64_t kChain = int64_t(1) << 24;
+
+void setBandwidth(benchmark::State &state) {
+  state.counters["GB/s"] = benchmark::Counter(
+      double(kChain) * 8, benchmark::Counter::kIsIterationInvariantRate,
+      benchmark::Counter::kIs1000);
+}
+
+void chainTxc(benchmark::State &state) {
+  Buffer x(kChain), y(kChain, 0);
+  std::vector<txc_tensor> in = {tensor(x.data, {kChain})};
+  std::vector<txc_tensor> out = {tensor(y.data, {kChain})};
+  for (auto _ : state) {
+    call(eltwise_chain_run, in, out);
+    benchmark::DoNotOptimize(y.data);
+  }
+  setBandwidth(state);
+}
+
+__attribute__((noinline)) void chainC(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    float v = x[i] * 1.5f - 0.25f;
+    y[i] = v > 0 ? v : 0;
+  }
+}
+
+void chainHandC(benchmark::State &state) {
+  Buffer x(kChain), y(kChain, 0);
+  for (auto _ : state) {
+    chainC(x.data, y.data, kChain);
+    benchmark::DoNotOptimize(y.data);
+  }
+  setBandwidth(state);
+}
+
+/// The best a hand-written AVX loop does: streaming (non-temporal) stores
+/// that skip reading the output lines into the cache.
+__attribute__((noinline, target("avx2,fma"))) void
+chainStream(const float *x, float *y, int64_t n) {
+  __m256 a = _mm256_set1_ps(1.5f), c = _mm256_set1_ps(-0.25f),
+         zero = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_stream_ps(y + i, _mm256_max_ps(
+                                _mm256_fmadd_ps(_mm256_load_ps(x + i), a, c),
+                                zero));
+  for (; i < n; ++i) {
+    float v = x[i] * 1.5f - 0.25f;
+    y[i] = v > 0 ? v : 0;
+  }
+  _mm_sfence();
+}
+
+void chainStreamC(benchmark::State &state) {
+  Buffer x(kChain), y(kChain, 0);
+  for (auto _ : state) {
+    chainStream(x.data, y.data, kChain);
+    benchmark::DoNotOptimize(y.data);
+  }
+  setBandwidth(state);
+}
+
+void copyBandwidth(benchmark::State &state) {
+  Buffer x(kChain), y(kChain, 0);
+  for (auto _ : state) {
+    std::memcpy(y.data, x.data, kChain * 4);
+    benchmark::DoNotOptimize(y.data);
+  }
+  setBandwidth(state);
+}
+
+//===----------------------------------------------------------------------===//
+// The machine's FMA peak, for the ratios
+//===----------------------------------------------------------------------===//
+
+__attribute__((noinline, target("avx2,fma"))) float fmaPeakLoop(int64_t iters) {
+  __m256 acc[10];
+  __m256 x = _mm256_set1_ps(0.999999f), y = _mm256_set1_ps(1e-7f);
+  for (int i = 0; i < 10; ++i)
+    acc[i] = _mm256_set1_ps(float(i));
+  for (int64_t k = 0; k < iters; ++k) {
+    for (int i = 0; i < 10; ++i)
+      acc[i] = _mm256_fmadd_ps(acc[i], x, y);
+    // Keep the compiler from folding the chains.
+    asm volatile("" : "+x"(acc[0]), "+x"(acc[1]), "+x"(acc[2]), "+x"(acc[3]),
+                 "+x"(acc[4]), "+x"(acc[5]), "+x"(acc[6]), "+x"(acc[7]),
+                 "+x"(acc[8]), "+x"(acc[9]));
+  }
+  __m256 sum = acc[0];
+  for (int i = 1; i < 10; ++i)
+    sum = _mm256_add_ps(sum, acc[i]);
+  return _mm256_cvtss_f32(sum);
+}
+
+void fmaPeak(benchmark::State &state) {
+  constexpr int64_t iters = 1 << 20;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(fmaPeakLoop(iters));
+  setFlops(state, double(iters) * 10 * 16);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  benchmark::RegisterBenchmark("fma_peak/avx2", fmaPeak);
+  for (auto [n, entry] : {std::pair<int64_t, EntryPoint>{256, sgemm_256_run},
+                          {512, sgemm_512_run},
+                          {1024, sgemm_1024_run}})
+    registerLinear("sgemm_" + std::to_string(n), Linear{n, n, n, false},
+                   entry);
+  registerLinear("linear_1x4x3", Linear{1, 4, 3, true}, linear_run);
+  registerLinear("linear_64x256x256", Linear{64, 256, 256, true},
+                 linear_64x256x256_run);
+  registerLinear("linear_512x1024x1024", Linear{512, 1024, 1024, true},
+                 linear_512x1024x1024_run);
+  for (int64_t b : {64, 61})
+    benchmark::RegisterBenchmark(
+        ("linear_dyn_Bx256x256/B=" + std::to_string(b) + "/txc").c_str(),
+        runTxcLinear, linear_dyn_256x256_run, Linear{b, 256, 256, true});
+  for (int64_t b : {512, 509})
+    benchmark::RegisterBenchmark(
+        ("linear_dyn_Bx1024x1024/B=" + std::to_string(b) + "/txc").c_str(),
+        runTxcLinear, linear_dyn_1024x1024_run, Linear{b, 1024, 1024, true});
+  benchmark::RegisterBenchmark("call_overhead_linear_B1/txc", tinyLinearTxc);
+  benchmark::RegisterBenchmark("call_overhead_linear_B1/hand_c",
+                               tinyLinearHandC);
+  benchmark::RegisterBenchmark("eltwise_chain_16M/txc", chainTxc);
+  benchmark::RegisterBenchmark("eltwise_chain_16M/hand_c", chainHandC);
+  benchmark::RegisterBenchmark("eltwise_chain_16M/avx2_stream", chainStreamC);
+  benchmark::RegisterBenchmark("eltwise_chain_16M/memcpy", copyBandwidth);
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,45 @@
+//===- Passes.h - txc's own MLIR passes -------------------------*- C++ -*-===//
+//
+// Internal to TxcPipeline. The codegen strategy of txc, IREE-style: tensor
+// level tiling, fusion and vectorization chosen per op from its shape and the
+// target's vector registers, then vector lowering after bufferization.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TXC_LIB_PIPELINE_PASSES_H
+#define TXC_LIB_PIPELINE_PASSES_H
+
+#include "txc/Pipeline/Pipeline.h"
+
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+
+namespace txc {
+
+/// Rewrites `add(matmul(A, B, fill(0)), bias)` so that the matmul accumulates
+/// into the broadcast bias: the bias add disappears into the accumulator's
+/// initial value.
+std::unique_ptr<mlir::Pass> createFoldBiasIntoMatmulPass();
+
+/// Tiles matmuls (register and cache tiles), elementwise ops and row
+/// reductions for the target, peels partial tiles so that the main body has
+/// static shapes, and vectorizes every small static linalg op.
+std::unique_ptr<mlir::Pass> createTileAndVectorizePass(VectorTarget target);
+
+/// After bufferization: folds subviews into transfers, hoists loop-invariant
+/// accumulators out of reduction loops, lowers contractions to FMAs and
+/// transfers to plain loads/stores, and replaces f32 math functions on
+/// vectors by polynomial approximations.
+std::unique_ptr<mlir::Pass> createLowerVectorsPass();
+
+/// Removes `materialize_in_destination` of outputs already computed in
+/// place from their output argument (on tensors).
+std::unique_ptr<mlir::Pass> createFoldInPlaceOutputsPass();
+
+/// After bufferization: copies every returned buffer that is not its output
+/// argument into it and drops all results.
+std::unique_ptr<mlir::Pass> createReturnResultsInOutputsPass();
+
+} // namespace txc
+
+#endif

@@ -1,0 +1,242 @@
+//===- OpRegistryTest.cpp -------------------------------------------------===//
+//
+// The op table built from Ops.def, the unsupported-op list, suggestions, and
+// the small helpers of the program model (dtypes, value names).
+//
+//===----------------------------------------------------------------------===//
+#include "txc/Program/OpRegistry.h"
+#include "txc/Program/DType.h"
+#include "txc/Program/Program.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using namespace txc;
+
+namespace {
+
+TEST(OpRegistry, TheOpsInDefinitionOrder) {
+  std::vector<std::string> names;
+  for (const OpInfo &info : allOps())
+    names.push_back(info.name.str());
+  std::vector<std::string> defined = {
+#define TXC_OP(Enum, Name, Min, Max, Category) Name,
+#include "txc/Program/Ops.def"
+  };
+  EXPECT_EQ(names, defined);
+  for (const char *name : {"matmul", "add", "sub", "mul", "div", "relu",
+                           "broadcast"})
+    EXPECT_TRUE(lookupOp(name)) << name;
+}
+
+TEST(OpRegistry, LookupAndKindsAgree) {
+  for (const OpInfo &info : allOps()) {
+    SCOPED_TRACE(info.name.str());
+    EXPECT_NE(info.kind, OpKind::Unknown);
+    EXPECT_EQ(&getOpInfo(info.kind), &info);
+    EXPECT_EQ(lookupOp(info.name), &info);
+    EXPECT_TRUE(isValidIdentifier(info.name));
+    EXPECT_EQ(info.name, info.name.lower());
+    EXPECT_GE(info.minOperands, 0);
+    EXPECT_TRUE(info.maxOperands < 0 || info.maxOperands >= info.minOperands);
+    // An op is either exportable or not, never both.
+    EXPECT_EQ(lookupUnsupportedOp(info.name), nullptr);
+  }
+  EXPECT_EQ(getOpInfo(OpKind::Unknown).kind, OpKind::Unknown);
+  EXPECT_EQ(lookupOp("<unknown>"), nullptr);
+  EXPECT_EQ(lookupOp("MatMul"), nullptr);
+  EXPECT_EQ(lookupOp(""), nullptr);
+}
+
+TEST(OpRegistry, OperandCountsAndCategories) {
+  auto check = [](llvm::StringRef name, int min, int max, OpCategory category) {
+    const OpInfo *info = lookupOp(name);
+    ASSERT_TRUE(info) << name.str();
+    EXPECT_EQ(info->minOperands, min) << name.str();
+    EXPECT_EQ(info->maxOperands, max) << name.str();
+    EXPECT_EQ(info->category, category) << name.str();
+  };
+  check("matmul", 2, 2, OpCategory::Contraction);
+  check("add", 2, 2, OpCategory::ElementwiseBinary);
+  check("sub", 2, 2, OpCategory::ElementwiseBinary);
+  check("mul", 2, 2, OpCategory::ElementwiseBinary);
+  check("div", 2, 2, OpCategory::ElementwiseBinary);
+  check("relu", 1, 1, OpCategory::ElementwiseUnary);
+  check("broadcast", 1, 1, OpCategory::Shape);
+}
+
+TEST(OpRegistry, Attributes) {
+  const OpInfo *broadcast = lookupOp("broadcast");
+  ASSERT_TRUE(broadcast);
+  ASSERT_EQ(broadcast->attributes.size(), 1u);
+  const AttrSpec *shape = broadcast->findAttribute("shape");
+  ASSERT_TRUE(shape);
+  EXPECT_EQ(shape->name, "shape");
+  EXPECT_EQ(shape->type, AttrType::Shape);
+  EXPECT_TRUE(shape->required);
+  EXPECT_EQ(broadcast->findAttribute("axis"), nullptr);
+  for (const OpInfo &info : allOps()) {
+    if (info.kind != OpKind::Broadcast) {
+      EXPECT_TRUE(info.attributes.empty()) << info.name.str();
+    }
+  }
+  EXPECT_EQ(attrTypeName(AttrType::Shape),
+            "a shape (a list of integers or symbol expressions)");
+  EXPECT_EQ(attrTypeName(AttrType::IntList), "a list of integers");
+  EXPECT_EQ(attrTypeName(AttrType::DType), "a dtype name");
+}
+
+TEST(OpRegistry, UnsupportedOps) {
+  const UnsupportedOpInfo *print = lookupUnsupportedOp("print");
+  ASSERT_TRUE(print);
+  EXPECT_EQ(print->reason, NotRepresentableReason::HostSideEffect);
+  EXPECT_EQ(print->hint,
+            "print the outputs on the host after the call returns");
+  EXPECT_EQ(lookupUnsupportedOp("item")->reason,
+            NotRepresentableReason::HostRead);
+  EXPECT_EQ(lookupUnsupportedOp("nonzero")->reason,
+            NotRepresentableReason::DataDependentShape);
+  EXPECT_EQ(lookupUnsupportedOp("goto")->reason,
+            NotRepresentableReason::UnstructuredControlFlow);
+  EXPECT_EQ(lookupUnsupportedOp("relu"), nullptr);
+  EXPECT_EQ(lookupUnsupportedOp("Print"), nullptr);
+  EXPECT_EQ(describeReason(NotRepresentableReason::HostSideEffect),
+            "has a host side effect");
+  EXPECT_EQ(describeReason(NotRepresentableReason::HostRead),
+            "reads a tensor value on the host");
+  EXPECT_EQ(describeReason(NotRepresentableReason::DataDependentShape),
+            "has an output shape that depends on tensor values");
+  EXPECT_EQ(describeReason(NotRepresentableReason::UnstructuredControlFlow),
+            "branches on a tensor value outside a structured control-flow op");
+}
+
+TEST(OpRegistry, NamesAreUnique) {
+  std::set<std::string> names;
+  for (const OpInfo &info : allOps())
+    EXPECT_TRUE(names.insert(info.name.str()).second) << info.name.str();
+  for (const char *name : {"print",
+                           "debug_print",
+                           "log_message",
+                           "logging",
+                           "host_callback",
+                           "callback",
+                           "pure_callback",
+                           "io_callback",
+                           "python_call",
+                           "save",
+                           "item",
+                           "tolist",
+                           "numpy",
+                           "to_host",
+                           "nonzero",
+                           "unique",
+                           "masked_select",
+                           "boolean_mask",
+                           "if",
+                           "branch",
+                           "goto"}) {
+    EXPECT_TRUE(lookupUnsupportedOp(name)) << name;
+    EXPECT_FALSE(lookupUnsupportedOp(name)->hint.empty()) << name;
+    EXPECT_TRUE(names.insert(name).second) << name;
+  }
+}
+
+TEST(OpRegistry, SuggestOpName) {
+  EXPECT_EQ(suggestOpName("matmull"), "matmul");
+  EXPECT_EQ(suggestOpName("matmal"), "matmul");
+  EXPECT_EQ(suggestOpName("MatMul"), "matmul");
+  EXPECT_EQ(suggestOpName("RELU"), "relu");
+  EXPECT_EQ(suggestOpName("ADD"), "add");
+  EXPECT_EQ(suggestOpName("addd"), "add");
+  EXPECT_EQ(suggestOpName("broadcst"), "broadcast");
+  EXPECT_EQ(suggestOpName("brodcast"), "broadcast");
+  EXPECT_EQ(suggestOpName("relu"), "relu");
+  // Nothing plausible.
+  EXPECT_EQ(suggestOpName("conv2d"), "");
+  EXPECT_EQ(suggestOpName("softmax"), "");
+  EXPECT_EQ(suggestOpName("matrix_multiply"), "");
+  EXPECT_EQ(suggestOpName(""), "");
+  EXPECT_EQ(suggestOpName("bcast"), "");
+}
+
+//===----------------------------------------------------------------------===//
+// Program model helpers
+//===----------------------------------------------------------------------===//
+
+TEST(ProgramModel, DTypes) {
+  EXPECT_EQ(std::size(kAllDTypes), 10u);
+  for (DType type : kAllDTypes) {
+    SCOPED_TRACE(dtypeName(type).str());
+    EXPECT_EQ(parseDType(dtypeName(type)), type);
+  }
+  EXPECT_EQ(int(DType::F32), 1);
+  EXPECT_EQ(int(DType::Bool), 10);
+  EXPECT_EQ(parseDType("float32"), std::nullopt);
+  EXPECT_EQ(parseDType("F32"), std::nullopt);
+  EXPECT_EQ(dtypeSize(DType::F64), 8u);
+  EXPECT_EQ(dtypeSize(DType::BF16), 2u);
+  EXPECT_EQ(dtypeSize(DType::Bool), 1u);
+  EXPECT_TRUE(isFloat(DType::BF16));
+  EXPECT_FALSE(isFloat(DType::I8));
+  EXPECT_TRUE(isInteger(DType::U8));
+  EXPECT_FALSE(isInteger(DType::Bool));
+  EXPECT_TRUE(isSigned(DType::I64));
+  EXPECT_FALSE(isSigned(DType::U8));
+  EXPECT_FALSE(isSigned(DType::F32));
+  EXPECT_STREQ(dtypeNameList(),
+               "f32, f64, f16, bf16, i8, i16, i32, i64, u8, bool");
+}
+
+TEST(ProgramModel, ValueNames) {
+  llvm::StringRef base;
+  unsigned result = 99;
+  EXPECT_TRUE(splitValueName("node", base, result));
+  EXPECT_EQ(base, "node");
+  EXPECT_EQ(result, 0u);
+  EXPECT_TRUE(splitValueName("node:2", base, result));
+  EXPECT_EQ(base, "node");
+  EXPECT_EQ(result, 2u);
+  EXPECT_TRUE(splitValueName("n:999999", base, result));
+  EXPECT_EQ(result, 999999u);
+  EXPECT_FALSE(splitValueName("n:1000000", base, result));
+  EXPECT_FALSE(splitValueName("node:", base, result));
+  EXPECT_FALSE(splitValueName("node:x", base, result));
+  EXPECT_FALSE(splitValueName("node:-1", base, result));
+  EXPECT_FALSE(splitValueName("node:1:2", base, result));
+  EXPECT_FALSE(splitValueName("node: 1", base, result));
+}
+
+TEST(ProgramModel, Identifiers) {
+  EXPECT_TRUE(isValidIdentifier("x"));
+  EXPECT_TRUE(isValidIdentifier("_"));
+  EXPECT_TRUE(isValidIdentifier("Layer_2"));
+  EXPECT_TRUE(isValidIdentifier(std::string(128, 'a')));
+  EXPECT_FALSE(isValidIdentifier(std::string(129, 'a')));
+  EXPECT_FALSE(isValidIdentifier(""));
+  EXPECT_FALSE(isValidIdentifier("2x"));
+  EXPECT_FALSE(isValidIdentifier("a-b"));
+  EXPECT_FALSE(isValidIdentifier("a.b"));
+  EXPECT_FALSE(isValidIdentifier("a:1"));
+  EXPECT_FALSE(isValidIdentifier("\xC3\xA9"));
+}
+
+TEST(ProgramModel, ProgramSymbols) {
+  Program program;
+  program.symbols.push_back({"B", 1, 8, 1, Loc()});
+  program.symbols.push_back({"S", 0, 4, 2, Loc()});
+  EXPECT_EQ(program.symbolNames(), std::vector<std::string>({"B", "S"}));
+  EXPECT_EQ(program.findSymbol("S"), 1u);
+  EXPECT_EQ(program.findSymbol("T"), std::nullopt);
+  std::vector<Interval> ranges = program.symbolRanges();
+  ASSERT_EQ(ranges.size(), 2u);
+  EXPECT_EQ(ranges[1].min, 0);
+  EXPECT_EQ(ranges[1].max, 4);
+  Blob blob = Blob::fromVector({1, 2, 3});
+  EXPECT_EQ(blob.size, 3u);
+  EXPECT_EQ(blob.bytes()[2], 3);
+  Blob copy = blob;
+  EXPECT_EQ(copy.data, blob.data); // shared, not copied
+}
+
+} // namespace
