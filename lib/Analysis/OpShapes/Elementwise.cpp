@@ -27,10 +27,14 @@ enum class Accepts {
 
 bool accepts(Accepts accepted, DType type) {
   switch (accepted) {
-  case Accepts::Any: return true;
-  case Accepts::Numeric: return type != DType::Bool;
-  case Accepts::Float: return isFloat(type);
-  case Accepts::IntegerOrBool: return !isFloat(type);
+  case Accepts::Any:
+    return true;
+  case Accepts::Numeric:
+    return type != DType::Bool;
+  case Accepts::Float:
+    return isFloat(type);
+  case Accepts::IntegerOrBool:
+    return !isFloat(type);
   }
   return false;
 }
@@ -54,15 +58,14 @@ std::pair<std::string, std::string> describe(Accepts accepted, DType got) {
   return {"", ""};
 }
 
-bool requireAccepted(InferenceContext &ctx, size_t operand,
-                     Accepts accepted) {
+bool requireAccepted(InferenceContext &ctx, size_t operand, Accepts accepted) {
   DType type = ctx.operands[operand].dtype;
   if (accepts(accepted, type))
     return true;
   auto [what, hint] = describe(accepted, type);
   ctx.fail(ctx.operandLoc(operand), "bad-dtype",
-           "'" + ctx.opName() + "' node '" + ctx.node.name + "' needs " +
-               what + " for operand " + std::to_string(operand) + ", not " +
+           "'" + ctx.opName() + "' node '" + ctx.node.name + "' needs " + what +
+               " for operand " + std::to_string(operand) + ", not " +
                dtypeName(type).str() + "; " + hint);
   return false;
 }
@@ -95,12 +98,14 @@ std::optional<Shape> broadcastOperands(InferenceContext &ctx,
     const ShapeExpr &y = next[badDim + next.size() - rank];
     std::string shapes;
     for (size_t k = 0; k < operands.size(); ++k)
-      shapes += (k == 0 ? "" : k + 1 == operands.size() ? " and " : ", ") +
+      shapes += (k == 0                     ? ""
+                 : k + 1 == operands.size() ? " and "
+                                            : ", ") +
                 ctx.str(ctx.operands[operands[k]].shape);
     ctx.fail(ctx.node.loc, "shape-mismatch",
              "shapes " + shapes + " of '" + ctx.opName() + "' node '" +
-                 ctx.node.name + "' do not broadcast: dimension " +
-                 ctx.str(x) + " vs " + ctx.str(y) + " (aligned from the right)",
+                 ctx.node.name + "' do not broadcast: dimension " + ctx.str(x) +
+                 " vs " + ctx.str(y) + " (aligned from the right)",
              ctx.explainDimMismatch(x, y));
     return std::nullopt;
   }
@@ -232,8 +237,8 @@ void txc::registerElementwiseShapeRules(ShapeRuleTable &table) {
     table.add(kind, inferBinary<Accepts::Numeric, false>);
   for (OpKind kind : {OpKind::Max, OpKind::Min})
     table.add(kind, inferBinary<Accepts::Any, false>);
-  for (OpKind kind : {OpKind::Eq, OpKind::Ne, OpKind::Lt, OpKind::Le,
-                      OpKind::Gt, OpKind::Ge})
+  for (OpKind kind :
+       {OpKind::Eq, OpKind::Ne, OpKind::Lt, OpKind::Le, OpKind::Gt, OpKind::Ge})
     table.add(kind, inferBinary<Accepts::Any, true>);
   for (OpKind kind : {OpKind::And, OpKind::Or, OpKind::Xor})
     table.add(kind, inferBinary<Accepts::IntegerOrBool, false>);

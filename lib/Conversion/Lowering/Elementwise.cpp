@@ -39,10 +39,14 @@ bool isHalf(DType type) { return type == DType::F16 || type == DType::BF16; }
 
 Type floatTypeOf(OpBuilder &b, DType dtype) {
   switch (dtype) {
-  case DType::F16: return b.getF16Type();
-  case DType::BF16: return b.getBF16Type();
-  case DType::F64: return b.getF64Type();
-  default: return b.getF32Type();
+  case DType::F16:
+    return b.getF16Type();
+  case DType::BF16:
+    return b.getBF16Type();
+  case DType::F64:
+    return b.getF64Type();
+  default:
+    return b.getF32Type();
   }
 }
 
@@ -122,9 +126,8 @@ Value inComputeType(Scalar &s, ValueRange args, ScalarFn fn) {
 /// ignores the sign of zero, and LLVM 19 lowers the f16 intrinsic it
 /// becomes after instcombine wrongly for (0, NaN) on x86.
 Value ieeeMaxMin(Scalar &s, Value x, Value y, bool isMax) {
-  Value larger = s.cmpf(isMax ? arith::CmpFPredicate::OGT
-                              : arith::CmpFPredicate::OLT,
-                        x, y);
+  Value larger = s.cmpf(
+      isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, x, y);
   Value result = s.select(larger, x, y);
   // Equal values differ only for zeros: and-ing the bits gives +0 if either
   // is +0, or-ing gives -0 if either is -0.
@@ -134,8 +137,7 @@ Value ieeeMaxMin(Scalar &s, Value x, Value y, bool isMax) {
   Value merged = isMax ? s.op<arith::AndIOp>(xBits, yBits)
                        : s.op<arith::OrIOp>(xBits, yBits);
   Value equal = s.cmpf(arith::CmpFPredicate::OEQ, x, y);
-  result = s.select(equal, s.op<arith::BitcastOp>(x.getType(), merged),
-                    result);
+  result = s.select(equal, s.op<arith::BitcastOp>(x.getType(), merged), result);
   Value xNaN = s.isNaN(x);
   Value anyNaN = s.cmpf(arith::CmpFPredicate::UNO, x, y);
   return s.select(anyNaN, s.select(xNaN, x, y), result);
@@ -184,8 +186,8 @@ Value emitSign(Scalar &s, ValueRange a) {
 Value emitNot(Scalar &s, ValueRange a) {
   // xor with all ones: logical not on i1, bitwise not on integers.
   Type type = a[0].getType();
-  Value ones = s.intConst(
-      type, llvm::APInt::getAllOnes(type.getIntOrFloatBitWidth()));
+  Value ones =
+      s.intConst(type, llvm::APInt::getAllOnes(type.getIntOrFloatBitWidth()));
   return s.op<arith::XOrIOp>(a[0], ones);
 }
 
@@ -236,8 +238,8 @@ Value emitGelu(Scalar &s, ValueRange a) {
   if (getStringAttr(s.node, "approximate", "none") == "tanh") {
     // 0.5*x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x*x*x)))
     Value cube = s.op<arith::MulFOp>(s.op<arith::MulFOp>(x, x), x);
-    Value inner = s.op<arith::AddFOp>(
-        x, s.op<arith::MulFOp>(s.like(x, 0.044715), cube));
+    Value inner =
+        s.op<arith::AddFOp>(x, s.op<arith::MulFOp>(s.like(x, 0.044715), cube));
     Value beta = s.like(x, M_SQRT2 * M_2_SQRTPI * 0.5);
     Value t = s.op<math::TanhOp>(s.op<arith::MulFOp>(beta, inner));
     return s.op<arith::MulFOp>(s.op<arith::MulFOp>(half, x),
@@ -297,13 +299,13 @@ Value emitClamp(Scalar &s, ValueRange a) {
   // max(x, min) then min(., max), as PyTorch: min > max gives max, NaN stays.
   if (hasAttr(s.node, "min")) {
     Value lo = bound("min");
-    x = s.isFloating()     ? ieeeMaxMin(s, x, lo, /*isMax=*/true)
+    x = s.isFloating()    ? ieeeMaxMin(s, x, lo, /*isMax=*/true)
         : s.isSignedInt() ? s.op<arith::MaxSIOp>(x, lo)
                           : s.op<arith::MaxUIOp>(x, lo);
   }
   if (hasAttr(s.node, "max")) {
     Value hi = bound("max");
-    x = s.isFloating()     ? ieeeMaxMin(s, x, hi, /*isMax=*/false)
+    x = s.isFloating()    ? ieeeMaxMin(s, x, hi, /*isMax=*/false)
         : s.isSignedInt() ? s.op<arith::MinSIOp>(x, hi)
                           : s.op<arith::MinUIOp>(x, hi);
   }
@@ -324,8 +326,7 @@ Value safeIntDiv(Scalar &s, Value lhs, Value rhs) {
   Value isZero = s.cmpi(arith::CmpIPredicate::eq, rhs, zero);
   Value bad = isZero;
   if (s.isSignedInt()) {
-    Value minValue =
-        s.intConst(type, llvm::APInt::getSignedMinValue(width));
+    Value minValue = s.intConst(type, llvm::APInt::getSignedMinValue(width));
     Value overflow = s.op<arith::AndIOp>(
         s.cmpi(arith::CmpIPredicate::eq, lhs, minValue),
         s.cmpi(arith::CmpIPredicate::eq, rhs, s.intConst(type, -1)));
@@ -338,8 +339,7 @@ Value safeIntDiv(Scalar &s, Value lhs, Value rhs) {
   return s.select(isZero, zero, quotient);
 }
 
-template <class FloatOp, class IntOp>
-Value emitArith(Scalar &s, ValueRange a) {
+template <class FloatOp, class IntOp> Value emitArith(Scalar &s, ValueRange a) {
   return s.isFloating() ? s.op<FloatOp>(a[0], a[1]) : s.op<IntOp>(a[0], a[1]);
 }
 
@@ -360,8 +360,8 @@ Value emitMod(Scalar &s, ValueRange a) {
     rNegative = s.cmpf(arith::CmpFPredicate::OLT, r, zero);
     yNegative = s.cmpf(arith::CmpFPredicate::OLT, y, zero);
   } else if (!s.isSignedInt()) {
-    Value safeY = s.select(s.cmpi(arith::CmpIPredicate::eq, y, zero),
-                           s.like(y, 1), y);
+    Value safeY =
+        s.select(s.cmpi(arith::CmpIPredicate::eq, y, zero), s.like(y, 1), y);
     return s.op<arith::RemUIOp>(x, safeY);
   } else {
     // x mod 1 == x mod -1 == 0; x mod 0 is defined as 0.
@@ -375,8 +375,8 @@ Value emitMod(Scalar &s, ValueRange a) {
   }
   Value signsDiffer = s.op<arith::XOrIOp>(rNegative, yNegative);
   Value adjust = s.op<arith::AndIOp>(rNonZero, signsDiffer);
-  Value adjusted = s.isFloating() ? s.op<arith::AddFOp>(r, y)
-                                  : s.op<arith::AddIOp>(r, y);
+  Value adjusted =
+      s.isFloating() ? s.op<arith::AddFOp>(r, y) : s.op<arith::AddIOp>(r, y);
   return s.select(adjust, adjusted, r);
 }
 
@@ -416,10 +416,10 @@ Value emitIntPow(Scalar &s, ValueRange a) {
   Value power = intPowNonNegative(s, x, s.select(negative, zero, y));
   Value oddExponent = s.op<arith::TruncIOp>(s.b.getI1Type(), y);
   Value ofMinusOne = s.select(oddExponent, minusOne, one);
-  Value inverse = s.select(
-      s.cmpi(arith::CmpIPredicate::eq, x, one), one,
-      s.select(s.cmpi(arith::CmpIPredicate::eq, x, minusOne), ofMinusOne,
-               s.like(x, 0)));
+  Value inverse =
+      s.select(s.cmpi(arith::CmpIPredicate::eq, x, one), one,
+               s.select(s.cmpi(arith::CmpIPredicate::eq, x, minusOne),
+                        ofMinusOne, s.like(x, 0)));
   return s.select(negative, inverse, power);
 }
 
@@ -470,15 +470,14 @@ Value toRoundToOdd(Scalar &s, Value f, Value inexact, Value awayFromZero) {
   Type i32 = s.b.getI32Type();
   Value bits = s.op<arith::BitcastOp>(i32, f);
   Value one = s.intConst(i32, 1);
-  Value even = s.cmpi(arith::CmpIPredicate::eq,
-                      s.op<arith::AndIOp>(bits, one), s.intConst(i32, 0));
+  Value even = s.cmpi(arith::CmpIPredicate::eq, s.op<arith::AndIOp>(bits, one),
+                      s.intConst(i32, 0));
   // f and its neighbors are sign-magnitude: +-1 on the bits steps the
   // magnitude by one ulp (and from inf to the largest finite value).
   Value step = s.select(awayFromZero, s.intConst(i32, -1), one);
   Value stepped = s.op<arith::AddIOp>(bits, step);
   Value fix = s.op<arith::AndIOp>(inexact, even);
-  return s.op<arith::BitcastOp>(s.b.getF32Type(),
-                                s.select(fix, stepped, bits));
+  return s.op<arith::BitcastOp>(s.b.getF32Type(), s.select(fix, stepped, bits));
 }
 
 /// f64 to f32 rounding to odd (see toRoundToOdd).
@@ -557,14 +556,13 @@ Value castFloatToInt(Scalar &s, Value x, DType from, DType to) {
   bool isSignedInt = isSigned(to);
   // Values at or above `limit` saturate high; below `floor` saturate low.
   double limit = std::ldexp(1.0, isSignedInt ? width - 1 : width);
-  Value high = s.cmpf(arith::CmpFPredicate::OGE, x,
-                      s.floatConst(floatType, limit));
+  Value high =
+      s.cmpf(arith::CmpFPredicate::OGE, x, s.floatConst(floatType, limit));
   // For u8, (-1, 0) truncates to 0 anyway; NaN counts as low (to 0).
-  Value low = isSignedInt
-                  ? s.cmpf(arith::CmpFPredicate::OLT, x,
-                           s.floatConst(floatType, -limit))
-                  : s.cmpf(arith::CmpFPredicate::ULT, x,
-                           s.floatConst(floatType, 0));
+  Value low = isSignedInt ? s.cmpf(arith::CmpFPredicate::OLT, x,
+                                   s.floatConst(floatType, -limit))
+                          : s.cmpf(arith::CmpFPredicate::ULT, x,
+                                   s.floatConst(floatType, 0));
   Value nan = s.isNaN(x);
   Value outside = s.op<arith::OrIOp>(s.op<arith::OrIOp>(high, low), nan);
   Value safe = s.select(outside, s.floatConst(floatType, 0), x);
@@ -627,47 +625,88 @@ ScalarFn scalarFn(OpKind kind) {
   using F = arith::CmpFPredicate;
   using I = arith::CmpIPredicate;
   switch (kind) {
-  case OpKind::Neg: return emitNeg;
-  case OpKind::Abs: return emitAbs;
-  case OpKind::Sign: return emitSign;
-  case OpKind::Not: return emitNot;
-  case OpKind::Floor: return emitRounding<math::FloorOp>;
-  case OpKind::Ceil: return emitRounding<math::CeilOp>;
-  case OpKind::Round: return emitRounding<math::RoundEvenOp>;
-  case OpKind::Exp: return emitMath<math::ExpOp>;
-  case OpKind::Log: return emitMath<math::LogOp>;
-  case OpKind::Log1p: return emitMath<math::Log1pOp>;
-  case OpKind::Sqrt: return emitMath<math::SqrtOp>;
-  case OpKind::Tanh: return emitMath<math::TanhOp>;
-  case OpKind::Erf: return emitMath<math::ErfOp>;
-  case OpKind::Sin: return emitMath<math::SinOp>;
-  case OpKind::Cos: return emitMath<math::CosOp>;
-  case OpKind::Rsqrt: return emitRsqrt;
-  case OpKind::Reciprocal: return emitReciprocal;
-  case OpKind::Sigmoid: return emitSigmoid;
-  case OpKind::Silu: return emitSilu;
-  case OpKind::Relu: return emitRelu;
-  case OpKind::Gelu: return emitGelu;
-  case OpKind::LeakyRelu: return emitLeakyRelu;
-  case OpKind::Clamp: return emitClamp;
-  case OpKind::Add: return emitArith<arith::AddFOp, arith::AddIOp>;
-  case OpKind::Sub: return emitArith<arith::SubFOp, arith::SubIOp>;
-  case OpKind::Mul: return emitArith<arith::MulFOp, arith::MulIOp>;
-  case OpKind::Div: return emitDiv;
-  case OpKind::Mod: return emitMod;
-  case OpKind::Pow: return emitPow;
-  case OpKind::Max: return emitMaxMin<true>;
-  case OpKind::Min: return emitMaxMin<false>;
-  case OpKind::Eq: return emitCompare<F::OEQ, I::eq, I::eq>;
-  case OpKind::Ne: return emitCompare<F::UNE, I::ne, I::ne>;
-  case OpKind::Lt: return emitCompare<F::OLT, I::slt, I::ult>;
-  case OpKind::Le: return emitCompare<F::OLE, I::sle, I::ule>;
-  case OpKind::Gt: return emitCompare<F::OGT, I::sgt, I::ugt>;
-  case OpKind::Ge: return emitCompare<F::OGE, I::sge, I::uge>;
-  case OpKind::And: return emitLogic<arith::AndIOp>;
-  case OpKind::Or: return emitLogic<arith::OrIOp>;
-  case OpKind::Xor: return emitLogic<arith::XOrIOp>;
-  default: return nullptr;
+  case OpKind::Neg:
+    return emitNeg;
+  case OpKind::Abs:
+    return emitAbs;
+  case OpKind::Sign:
+    return emitSign;
+  case OpKind::Not:
+    return emitNot;
+  case OpKind::Floor:
+    return emitRounding<math::FloorOp>;
+  case OpKind::Ceil:
+    return emitRounding<math::CeilOp>;
+  case OpKind::Round:
+    return emitRounding<math::RoundEvenOp>;
+  case OpKind::Exp:
+    return emitMath<math::ExpOp>;
+  case OpKind::Log:
+    return emitMath<math::LogOp>;
+  case OpKind::Log1p:
+    return emitMath<math::Log1pOp>;
+  case OpKind::Sqrt:
+    return emitMath<math::SqrtOp>;
+  case OpKind::Tanh:
+    return emitMath<math::TanhOp>;
+  case OpKind::Erf:
+    return emitMath<math::ErfOp>;
+  case OpKind::Sin:
+    return emitMath<math::SinOp>;
+  case OpKind::Cos:
+    return emitMath<math::CosOp>;
+  case OpKind::Rsqrt:
+    return emitRsqrt;
+  case OpKind::Reciprocal:
+    return emitReciprocal;
+  case OpKind::Sigmoid:
+    return emitSigmoid;
+  case OpKind::Silu:
+    return emitSilu;
+  case OpKind::Relu:
+    return emitRelu;
+  case OpKind::Gelu:
+    return emitGelu;
+  case OpKind::LeakyRelu:
+    return emitLeakyRelu;
+  case OpKind::Clamp:
+    return emitClamp;
+  case OpKind::Add:
+    return emitArith<arith::AddFOp, arith::AddIOp>;
+  case OpKind::Sub:
+    return emitArith<arith::SubFOp, arith::SubIOp>;
+  case OpKind::Mul:
+    return emitArith<arith::MulFOp, arith::MulIOp>;
+  case OpKind::Div:
+    return emitDiv;
+  case OpKind::Mod:
+    return emitMod;
+  case OpKind::Pow:
+    return emitPow;
+  case OpKind::Max:
+    return emitMaxMin<true>;
+  case OpKind::Min:
+    return emitMaxMin<false>;
+  case OpKind::Eq:
+    return emitCompare<F::OEQ, I::eq, I::eq>;
+  case OpKind::Ne:
+    return emitCompare<F::UNE, I::ne, I::ne>;
+  case OpKind::Lt:
+    return emitCompare<F::OLT, I::slt, I::ult>;
+  case OpKind::Le:
+    return emitCompare<F::OLE, I::sle, I::ule>;
+  case OpKind::Gt:
+    return emitCompare<F::OGT, I::sgt, I::ugt>;
+  case OpKind::Ge:
+    return emitCompare<F::OGE, I::sge, I::uge>;
+  case OpKind::And:
+    return emitLogic<arith::AndIOp>;
+  case OpKind::Or:
+    return emitLogic<arith::OrIOp>;
+  case OpKind::Xor:
+    return emitLogic<arith::XOrIOp>;
+  default:
+    return nullptr;
   }
 }
 

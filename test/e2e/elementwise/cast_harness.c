@@ -23,11 +23,13 @@
 #endif
 
 static void generate(void) {
-  printf("{\n  \"format\": \"txc.program\", \"version\": 1, \"name\": \"casts\",\n"
-         "  \"symbols\": [{\"name\": \"B\", \"min\": 1, \"max\": 256}],\n"
-         "  \"inputs\": [\n");
+  printf(
+      "{\n  \"format\": \"txc.program\", \"version\": 1, \"name\": \"casts\",\n"
+      "  \"symbols\": [{\"name\": \"B\", \"min\": 1, \"max\": 256}],\n"
+      "  \"inputs\": [\n");
   for (int s = 0; s < NUM_DTYPES; ++s)
-    printf("    {\"name\": \"x_%s\", \"dtype\": \"%s\", \"shape\": [\"B\", 256]}%s\n",
+    printf("    {\"name\": \"x_%s\", \"dtype\": \"%s\", \"shape\": [\"B\", "
+           "256]}%s\n",
            dtype_names[s], dtype_names[s], s + 1 < NUM_DTYPES ? "," : "");
   printf("  ],\n  \"nodes\": [\n");
   for (int s = 0; s < NUM_DTYPES; ++s)
@@ -46,32 +48,111 @@ static void generate(void) {
 
 #ifdef WITH_KERNEL
 
-/*===--- inputs ------------------------------------------------------------===*/
+/*===--- inputs
+ * ------------------------------------------------------------===*/
 
 #define NUM_SPECIALS 64
 
 /* Values that sit on or next to an integer limit or a special case. */
 static long double special_float(int i) {
-  static const long double fixed[] = {
-      0.0L, -0.0L, 1, -1, 0.5L, -0.5L, 0.99999994L, -0.99999994L, 1.5L,
-      -1.5L, 2.5L, 127, 127.5L, 128, -128, -128.5L, -129, 255, 255.5L, 256,
-      -255, 32767, 32767.5L, 32768, -32768, -32768.5L, -32769, 65504, 65519,
-      65520, 65536, -65520, 2147483647.0L, 2147483648.0L, -2147483648.0L,
-      -2147483904.0L, 9223372036854775807.0L, -9223372036854775808.0L,
-      18446744073709551616.0L, 1e30L, -1e30L, 3.4028234663852886e38L,
-      3.4028235e38L, 1e300L, -1e300L, 1e-40L, -1e-45L, 1e-310L, 6e-8L, 3e-8L,
-      INFINITY, -INFINITY, NAN, -NAN, 16777217, 0.1L, -7.75L, 1e-5L};
+  static const long double fixed[] = {0.0L,
+                                      -0.0L,
+                                      1,
+                                      -1,
+                                      0.5L,
+                                      -0.5L,
+                                      0.99999994L,
+                                      -0.99999994L,
+                                      1.5L,
+                                      -1.5L,
+                                      2.5L,
+                                      127,
+                                      127.5L,
+                                      128,
+                                      -128,
+                                      -128.5L,
+                                      -129,
+                                      255,
+                                      255.5L,
+                                      256,
+                                      -255,
+                                      32767,
+                                      32767.5L,
+                                      32768,
+                                      -32768,
+                                      -32768.5L,
+                                      -32769,
+                                      65504,
+                                      65519,
+                                      65520,
+                                      65536,
+                                      -65520,
+                                      2147483647.0L,
+                                      2147483648.0L,
+                                      -2147483648.0L,
+                                      -2147483904.0L,
+                                      9223372036854775807.0L,
+                                      -9223372036854775808.0L,
+                                      18446744073709551616.0L,
+                                      1e30L,
+                                      -1e30L,
+                                      3.4028234663852886e38L,
+                                      3.4028235e38L,
+                                      1e300L,
+                                      -1e300L,
+                                      1e-40L,
+                                      -1e-45L,
+                                      1e-310L,
+                                      6e-8L,
+                                      3e-8L,
+                                      INFINITY,
+                                      -INFINITY,
+                                      NAN,
+                                      -NAN,
+                                      16777217,
+                                      0.1L,
+                                      -7.75L,
+                                      1e-5L};
   int n = (int)(sizeof fixed / sizeof fixed[0]);
   return i < n ? fixed[i] : ldexpl(1, i - 100);
 }
 
 static int64_t special_int(enum dtype t, int i) {
-  static const int64_t fixed[] = {
-      0, 1, -1, 2, -2, 127, 128, -128, -129, 255, 256, 32767, 32768, -32768,
-      -32769, 65504, 65519, 65520, 65535, 65536, 16777216, 16777217, 16777219,
-      -16777217, 2147483647, -2147483647 - 1, 33554431, 2139095041,
-      (INT64_C(1) << 53) + 1, -(INT64_C(1) << 53) - 1, INT64_MAX,
-      INT64_MIN, INT64_MIN + 1, INT64_MAX - 1, (INT64_C(1) << 62) + 1};
+  static const int64_t fixed[] = {0,
+                                  1,
+                                  -1,
+                                  2,
+                                  -2,
+                                  127,
+                                  128,
+                                  -128,
+                                  -129,
+                                  255,
+                                  256,
+                                  32767,
+                                  32768,
+                                  -32768,
+                                  -32769,
+                                  65504,
+                                  65519,
+                                  65520,
+                                  65535,
+                                  65536,
+                                  16777216,
+                                  16777217,
+                                  16777219,
+                                  -16777217,
+                                  2147483647,
+                                  -2147483647 - 1,
+                                  33554431,
+                                  2139095041,
+                                  (INT64_C(1) << 53) + 1,
+                                  -(INT64_C(1) << 53) - 1,
+                                  INT64_MAX,
+                                  INT64_MIN,
+                                  INT64_MIN + 1,
+                                  INT64_MAX - 1,
+                                  (INT64_C(1) << 62) + 1};
   int n = (int)(sizeof fixed / sizeof fixed[0]);
   return wrap_int(t, (uint64_t)(i < n ? fixed[i] : i * 1000003));
 }
@@ -116,7 +197,8 @@ static void float_input(enum dtype s, int64_t k, void *out) {
     return;
   default: /* around the integer limits, with a fraction */
     store_float(s, out,
-                ldexpl(random_unit(), (int)(bits % 66)) + (bits & 1 ? 0.5L : 0));
+                ldexpl(random_unit(), (int)(bits % 66)) +
+                    (bits & 1 ? 0.5L : 0));
     return;
   }
 }
@@ -163,7 +245,8 @@ static void input_value(enum dtype s, int64_t k, void *out) {
   }
 }
 
-/*===--- reference ---------------------------------------------------------===*/
+/*===--- reference
+ * ---------------------------------------------------------===*/
 
 static void reference_cast(enum dtype s, enum dtype t, const void *in,
                            void *out) {
@@ -191,7 +274,8 @@ static void reference_cast(enum dtype s, enum dtype t, const void *in,
   }
 }
 
-/*===--- running -----------------------------------------------------------===*/
+/*===--- running
+ * -----------------------------------------------------------===*/
 
 /* The program has one input per dtype and one output per pair, in order. */
 typedef char check_counts[K_NUM_INPUTS == NUM_DTYPES &&
@@ -225,7 +309,8 @@ static void check_pair(enum dtype s, enum dtype t, const char *in,
     format_element(s, x, sx, sizeof sx);
     format_element(t, expected, se, sizeof se);
     format_element(t, got, sg, sizeof sg);
-    fprintf(stderr, "FAILED cast %s to %s, element %lld: x=%s: expected %s, got %s\n",
+    fprintf(stderr,
+            "FAILED cast %s to %s, element %lld: x=%s: expected %s, got %s\n",
             dtype_names[s], dtype_names[t], (long long)k, sx, se, sg);
     ++reported;
     ++failures;

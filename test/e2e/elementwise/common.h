@@ -90,7 +90,8 @@ static inline uint16_t narrow16(long double v, struct format f) {
   return sign | (uint16_t)((e - 1 + bias) << m) | mantissa;
 }
 
-/*===--- elements ----------------------------------------------------------===*/
+/*===--- elements
+ * ----------------------------------------------------------===*/
 
 /* The exact value of a float element. */
 static inline long double load_float(enum dtype t, const void *p) {
@@ -148,11 +149,21 @@ static inline int64_t load_int(enum dtype t, const void *p) {
   int64_t i64;
   uint8_t u8;
   switch (t) {
-  case I8: memcpy(&i8, p, 1); return i8;
-  case I16: memcpy(&i16, p, 2); return i16;
-  case I32: memcpy(&i32, p, 4); return i32;
-  case I64: memcpy(&i64, p, 8); return i64;
-  default: memcpy(&u8, p, 1); return u8;
+  case I8:
+    memcpy(&i8, p, 1);
+    return i8;
+  case I16:
+    memcpy(&i16, p, 2);
+    return i16;
+  case I32:
+    memcpy(&i32, p, 4);
+    return i32;
+  case I64:
+    memcpy(&i64, p, 8);
+    return i64;
+  default:
+    memcpy(&u8, p, 1);
+    return u8;
   }
 }
 
@@ -193,7 +204,8 @@ static inline int same_element(enum dtype t, const void *a, const void *b) {
   return memcmp(a, b, (size_t)dtype_sizes[t]) == 0;
 }
 
-static inline void format_element(enum dtype t, const void *p, char *out, size_t n) {
+static inline void format_element(enum dtype t, const void *p, char *out,
+                                  size_t n) {
   if (is_float(t)) {
     uint64_t bits = 0;
     memcpy(&bits, p, (size_t)dtype_sizes[t]);
@@ -204,7 +216,8 @@ static inline void format_element(enum dtype t, const void *p, char *out, size_t
   }
 }
 
-/*===--- deterministic inputs ----------------------------------------------===*/
+/*===--- deterministic inputs
+ * ----------------------------------------------===*/
 
 static uint64_t rng_state;
 static inline uint64_t next_random(void) { /* splitmix64 */
