@@ -24,6 +24,9 @@ config.substitutions.append(("%txc", os.path.join(config.txc_tools_dir, "txc")))
 config.substitutions.append(("%samples", samples))
 config.substitutions.append(("%harness", harness))
 config.substitutions.append(("%python", config.python_executable))
+# Debian's numpy (python3-numpy) imports only under the system interpreter;
+# the tests that write and check .npy files use it.
+config.substitutions.append(("%numpy", "/usr/bin/python3"))
 config.substitutions.append(
     ("%cc", config.c_compiler + " -std=c99 -Wall -Wextra -Werror -pedantic"))
 config.substitutions.append(

@@ -11,6 +11,7 @@ static const ShapeRuleTable &shapeRules() {
     registerElementwiseShapeRules(t);
     registerLinearAlgebraShapeRules(t);
     registerShapeOpShapeRules(t);
+    registerReductionShapeRules(t);
     return t;
   }();
   return table;

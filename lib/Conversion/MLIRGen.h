@@ -53,6 +53,7 @@ private:
 void registerElementwiseLowerings(LoweringTable &table);
 void registerLinearAlgebraLowerings(LoweringTable &table);
 void registerShapeOpLowerings(LoweringTable &table);
+void registerReductionLowerings(LoweringTable &table);
 
 /// True when `kind` has a lowering (every registered op must).
 bool hasLowering(OpKind kind);

@@ -30,6 +30,7 @@ static const LoweringTable &lowerings() {
     registerElementwiseLowerings(t);
     registerLinearAlgebraLowerings(t);
     registerShapeOpLowerings(t);
+    registerReductionLowerings(t);
     return t;
   }();
   return table;

@@ -1,25 +1,18 @@
 //===- Driver.cpp - The compile and check jobs ----------------------------===//
 #include "txc/Driver/Driver.h"
 
+#include "txc/Driver/Compiler.h"
+
 #include "txc/Analysis/Verifier.h"
-#include "txc/Conversion/ProgramToMLIR.h"
 #include "txc/Frontend/ProgramReader.h"
-#include "txc/Pipeline/Pipeline.h"
 #include "txc/Support/OutputFiles.h"
-#include "txc/Target/AbiEmitter.h"
 #include "txc/Target/ArtifactInfo.h"
 #include "txc/Target/ObjectEmitter.h"
 
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/Timing.h"
 
 #include "llvm/ADT/SmallString.h"
-#include "llvm/IR/DiagnosticInfo.h"
-#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -112,65 +105,6 @@ int txc::runCheck(llvm::StringRef programPath, DiagnosticEngine &diags) {
   return diags.exitCode();
 }
 
-/// Routes MLIR's diagnostics into the engine. After verification every MLIR
-/// error is a txc bug, reported as internal with the program location.
-static void reportMLIRDiagnostic(mlir::Diagnostic &diag,
-                                 DiagnosticEngine &diags) {
-  Loc loc;
-  std::string file;
-  if (auto fileLoc = mlir::dyn_cast<mlir::FileLineColLoc>(diag.getLocation())) {
-    file = fileLoc.getFilename().str();
-    loc.line = fileLoc.getLine();
-    loc.column = fileLoc.getColumn();
-  } else if (auto nameLoc = mlir::dyn_cast<mlir::NameLoc>(diag.getLocation())) {
-    if (auto inner = mlir::dyn_cast<mlir::FileLineColLoc>(nameLoc.getChildLoc())) {
-      file = inner.getFilename().str();
-      loc.line = inner.getLine();
-      loc.column = inner.getColumn();
-    }
-  }
-  std::string message = diag.str();
-  if (diag.getSeverity() == mlir::DiagnosticSeverity::Error)
-    diags.error(DiagCategory::Internal, "internal-mlir", file, loc,
-                "internal compiler error in MLIR: " + message);
-  else if (diag.getSeverity() == mlir::DiagnosticSeverity::Warning)
-    diags.warning(DiagCategory::Internal, "mlir-warning", file, loc, message);
-}
-
-/// Collects the errors LLVM reports through its context (e.g. an operation
-/// the target cannot lower); without a handler LLVM only prints them and
-/// code generation "succeeds".
-static void collectLLVMDiagnostic(const llvm::DiagnosticInfo *info,
-                                  void *errors) {
-  if (info->getSeverity() != llvm::DS_Error)
-    return;
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  llvm::DiagnosticPrinterRawOStream printer(os);
-  info->print(printer);
-  auto &list = *static_cast<std::vector<std::string> *>(errors);
-  std::string message = llvm::StringRef(os.str()).trim().str();
-  if (!llvm::is_contained(list, message))
-    list.push_back(std::move(message));
-}
-
-/// The vector unit codegen tiles for.
-static VectorTarget vectorTargetFor(const llvm::TargetMachine &machine) {
-  const llvm::MCSubtargetInfo *subtarget = machine.getMCSubtargetInfo();
-  const llvm::Triple &triple = machine.getTargetTriple();
-  VectorTarget target;
-  if (triple.isX86()) {
-    if (subtarget->checkFeatures("+avx512f"))
-      return {512, 32};
-    if (subtarget->checkFeatures("+avx"))
-      return {256, 16};
-    return {128, 16};
-  }
-  if (triple.isAArch64())
-    return {128, 32};
-  return target;
-}
-
 static std::string printModule(mlir::ModuleOp module) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -244,95 +178,32 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
     return diags.exitCode();
   }
 
-  mlir::DialectRegistry registry;
-  registerTxcDialects(registry);
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &diag) {
-    reportMLIRDiagnostic(diag, diags);
-    return mlir::success();
-  });
-
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  {
-    mlir::TimingScope mlirgen = root.nest("mlirgen");
-    module = lowerProgramToMLIR(context, program, contract);
-  }
-  if (!module) {
-    if (!diags.hasErrors())
-      diags.error(DiagCategory::Internal, "internal", program.file, Loc(),
-                  "internal compiler error: MLIRGen produced invalid IR");
-    return diags.exitCode();
-  }
-
-  PipelineOptions pipeline;
-  pipeline.optLevel = options.optLevel;
+  Compiler compiler;
+  PipelineOptions pipeline = pipelineOptionsFor(**machine, options.optLevel);
   pipeline.printIRAfterAll = options.printIRAfterAll;
-  pipeline.vector = vectorTargetFor(**machine);
-  std::optional<MLIRStage> stopAt = mlirStageOf(options.emit);
-  {
-    mlir::TimingScope passes = root.nest("mlir-pipeline");
-    if (mlir::failed(runTxcPipeline(*module, stopAt.value_or(MLIRStage::LLVM),
-                                    pipeline, passes))) {
-      if (!diags.hasErrors())
-        diags.error(DiagCategory::Internal, "internal", program.file, Loc(),
-                    "internal compiler error: the MLIR pipeline failed");
-      return diags.exitCode();
-    }
-  }
-
   std::string primary;
-  if (stopAt) {
+  if (std::optional<MLIRStage> stopAt = mlirStageOf(options.emit)) {
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        compiler.lowerToMLIR(*checked, *stopAt, pipeline, diags, root);
+    if (!module)
+      return diags.exitCode();
     primary = printModule(*module);
   } else {
     llvm::LLVMContext llvmContext;
-    std::vector<std::string> llvmErrors;
-    llvmContext.setDiagnosticHandlerCallBack(collectLLVMDiagnostic,
-                                             &llvmErrors);
-    std::string sourceName = llvm::sys::path::filename(program.file).str();
-    std::unique_ptr<llvm::Module> llvmModule;
-    {
-      mlir::TimingScope translate = root.nest("translate-to-llvm-ir");
-      auto translated =
-          translateToLLVMIR(*module, llvmContext, **machine, sourceName);
-      if (!translated) {
-        diags.error(DiagCategory::Internal, "internal", program.file, Loc(),
-                    llvm::toString(translated.takeError()));
-        return diags.exitCode();
-      }
-      llvmModule = std::move(*translated);
-    }
-    {
-      mlir::TimingScope abi = root.nest("abi-entry-points");
-      if (llvm::Error err = emitAbiEntryPoints(
-              *llvmModule, contract, kernelFunctionName(contract))) {
-        diags.error(DiagCategory::Internal, "internal", program.file, Loc(),
-                    llvm::toString(std::move(err)));
-        return diags.exitCode();
-      }
-    }
-    {
-      mlir::TimingScope optimize = root.nest("llvm-optimize");
-      optimizeLLVMModule(*llvmModule, **machine, options.optLevel);
-    }
+    std::unique_ptr<llvm::Module> llvmModule = compiler.buildLLVMModule(
+        *checked, llvmContext, **machine, pipeline, diags, root);
+    if (!llvmModule)
+      return diags.exitCode();
     if (options.emit == EmitKind::LLVMIR) {
       primary = printLLVMModule(*llvmModule);
     } else {
       mlir::TimingScope codegen = root.nest("llvm-codegen");
-      auto code = emitMachineCode(*llvmModule, **machine,
-                                  options.emit == EmitKind::Object
-                                      ? MachineCodeKind::Object
-                                      : MachineCodeKind::Assembly);
-      if (!code) {
-        diags.error(DiagCategory::Target, "codegen", program.file, Loc(),
-                    llvm::toString(code.takeError()));
-        return diags.exitCode();
-      }
-      for (const std::string &error : llvmErrors)
-        diags.error(DiagCategory::Target, "codegen", "", Loc(),
-                    "LLVM cannot compile the program for this target: " +
-                        error);
-      if (!llvmErrors.empty())
+      auto code = generateCode(*llvmModule, **machine,
+                               options.emit == EmitKind::Object
+                                   ? MachineCodeKind::Object
+                                   : MachineCodeKind::Assembly,
+                               program.file, diags);
+      if (!code)
         return diags.exitCode();
       primary = std::move(*code);
     }

@@ -19,12 +19,8 @@
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Interfaces/DestinationStyleOpInterface.h"
-#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Transforms/Passes.h"
@@ -55,115 +51,32 @@ llvm::StringRef mlirStageName(MLIRStage stage) {
 
 void addTensorOptimizationPasses(OpPassManager &pm,
                                  const PipelineOptions &options) {
-  pm.addPass(createCanonicalizerPass());
-  if (options.optLevel == 0)
-    return;
-  // The bias of a linear layer becomes the matmul's initial accumulator
-  // (before fusion, which would merge the bias add into its consumers).
-  if (options.optLevel >= 2)
-    pm.addNestedPass<func::FuncOp>(createFoldBiasIntoMatmulPass());
-  // Fuse producer/consumer elementwise chains so that no intermediate
-  // tensor is materialized.
-  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  if (options.optLevel >= 1) {
+    // The bias of a linear layer becomes the matmul's initial accumulator
+    // (before fusion, which would merge the bias add into its consumers).
+    if (options.optLevel >= 2)
+      pm.addNestedPass<func::FuncOp>(createFoldBiasIntoMatmulPass());
+    // Fuse producer/consumer elementwise chains so that no intermediate
+    // tensor is materialized.
+    pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  }
+  // Outputs are computed in place in their buffers from here on. This runs
+  // before CSE, which would merge the identical empty tensors of two
+  // outputs into one that cannot live in both buffers.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  pm.addNestedPass<func::FuncOp>(createFoldInPlaceOutputsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (options.optLevel >= 2) {
-    // Outputs are written in place from the start, so that the tiled loops
-    // carry the caller's buffer instead of a temporary copied at the end.
-    pm.addPass(bufferization::createEmptyTensorEliminationPass());
-    pm.addNestedPass<func::FuncOp>(createFoldInPlaceOutputsPass());
     pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass(options.vector));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
 }
 
-namespace {
-
-/// Gives every output its own tensor before empty tensor elimination, which
-/// (MLIR 19) replaces all uses of a tensor.empty with the destination of the
-/// first output it finds, and before one-shot bufferization, which cannot
-/// materialize one value in two destinations. Otherwise two outputs end up
-/// sharing a buffer and bufferization fails ("cannot avoid RaW conflict")
-/// when CSE merged the tensor.empty ops of two results, or two identical
-/// nodes, or when a program returns one value twice.
-class SeparateOutputsPass
-    : public PassWrapper<SeparateOutputsPass, OperationPass<func::FuncOp>> {
-public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SeparateOutputsPass)
-
-  StringRef getArgument() const final { return "txc-separate-outputs"; }
-  StringRef getDescription() const final {
-    return "Give every output its own tensor before bufferization";
-  }
-
-  void runOnOperation() override {
-    copyRepeatedOutputs();
-    unshareEmptyTensors();
-  }
-
-private:
-  /// A value materialized in several outputs is copied for all but the
-  /// first; the copy's tensor.empty then becomes that output's buffer. The
-  /// copies come before the first materialization, which one-shot analysis
-  /// counts as a write of the value's buffer.
-  void copyRepeatedOutputs() {
-    llvm::DenseMap<Value, Operation *> first;
-    getOperation().walk([&](bufferization::MaterializeInDestinationOp op) {
-      Value source = op.getSource();
-      auto [it, inserted] = first.try_emplace(source, op);
-      if (inserted)
-        return;
-      OpBuilder builder(it->second);
-      Location loc = op.getLoc();
-      auto type = cast<RankedTensorType>(source.getType());
-      Value empty = builder.create<tensor::EmptyOp>(
-          loc, tensor::getMixedSizes(builder, loc, source),
-          type.getElementType());
-      Value copy =
-          builder.create<linalg::CopyOp>(loc, source, empty).getResult(0);
-      op.getSourceMutable().set(copy);
-    });
-  }
-
-  /// The tensor.empty use an output's value is computed into: the start of
-  /// its chain of destination-passing ops, which is where empty tensor
-  /// elimination puts the output's buffer.
-  static OpOperand *emptyInitOf(Value value) {
-    while (auto result = dyn_cast<OpResult>(value)) {
-      auto dps = dyn_cast<DestinationStyleOpInterface>(result.getOwner());
-      if (!dps)
-        return nullptr;
-      OpOperand *init = dps.getTiedOpOperand(result);
-      if (init->get().getDefiningOp<tensor::EmptyOp>())
-        return init;
-      value = init->get();
-    }
-    return nullptr;
-  }
-
-  /// When the chains of two outputs start at the same tensor.empty, the
-  /// second one gets its own copy of it. Other uses keep sharing (a matmul
-  /// accumulating into the buffer of the output its result feeds).
-  void unshareEmptyTensors() {
-    llvm::DenseSet<Operation *> claimed;
-    getOperation().walk([&](bufferization::MaterializeInDestinationOp op) {
-      OpOperand *init = emptyInitOf(op.getSource());
-      if (!init || claimed.insert(init->get().getDefiningOp()).second)
-        return;
-      Operation *empty = init->get().getDefiningOp();
-      OpBuilder builder(empty);
-      init->set(builder.clone(*empty)->getResult(0));
-    });
-  }
-};
-
-} // namespace
-
 void addBufferizationPasses(OpPassManager &pm, const PipelineOptions &options) {
   // Results are written straight into the output arguments: empty tensors
   // that end up in an output are replaced by the output buffer.
-  pm.addNestedPass<func::FuncOp>(std::make_unique<SeparateOutputsPass>());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizationOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
@@ -199,11 +112,22 @@ void addLoopLoweringPasses(OpPassManager &pm, const PipelineOptions &options) {
 void addLLVMLoweringPasses(OpPassManager &pm, const PipelineOptions &options) {
   // Arith ops without a direct LLVM counterpart (ceildivsi, ...) become
   // simpler arith ops; math ops without an LLVM intrinsic (erf, ...) become
-  // libm calls. bf16 conversions become integer ops: LLVM would call
-  // __truncsfbf2, which libgcc before GCC 13 does not have.
-  arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true;
-  pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass(expand));
+  // libm calls.
+  // bf16 arithmetic computes in f32 (one rounding per op, as documented)
+  // and the conversions are expanded to integer code: LLVM would otherwise
+  // call __truncsfbf2, which the C libraries txc objects link against (and
+  // GCC 12's libgcc) do not provide.
+  {
+    static const std::string bf16[] = {"bf16"};
+    arith::ArithEmulateUnsupportedFloatsOptions emulate;
+    emulate.sourceTypeStrs = bf16;
+    emulate.targetTypeStr = "f32";
+    pm.addNestedPass<func::FuncOp>(
+        arith::createArithEmulateUnsupportedFloats(emulate));
+    arith::ArithExpandOpsPassOptions expand;
+    expand.includeBf16 = true;
+    pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass(expand));
+  }
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

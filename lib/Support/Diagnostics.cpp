@@ -24,6 +24,8 @@ int txc::exitCodeFor(DiagCategory category) {
     return ExitTarget;
   case DiagCategory::Internal:
     return ExitInternal;
+  case DiagCategory::ContractViolation:
+    return ExitContractViolation;
   }
   return ExitInternal;
 }
@@ -46,6 +48,8 @@ static int categoryRank(DiagCategory category) {
     return 5;
   case DiagCategory::Target:
     return 6;
+  case DiagCategory::ContractViolation:
+    return 7;
   }
   return 0;
 }

@@ -134,6 +134,30 @@ int main(int argc, char **argv) {
       ->required();
   addCommonOptions(checkCommand, common);
 
+  RunOptions run;
+  CLI::App *runCommand = app.add_subcommand(
+      "run", "Run a program on .npy inputs and write its outputs as .npy "
+             "files (compiled for this machine and run in process, or "
+             "interpreted with --eager)");
+  runCommand->add_option("program", run.programPath, "Program file (JSON)")
+      ->required();
+  runCommand
+      ->add_option("--input", run.inputs,
+                   "An input as NAME=FILE.npy (once per program input; bf16 "
+                   "inputs are <u2 files of the raw bits)")
+      ->allow_extra_args(false);
+  runCommand
+      ->add_option("--output-dir", run.outputDir,
+                   "Directory for the outputs, written as <output name>.npy")
+      ->required();
+  runCommand->add_flag("--eager", run.eager,
+                       "Run the reference interpreter instead of compiled "
+                       "code");
+  runCommand->add_option("-O", run.optLevel, "Optimization level 0-3")
+      ->check(CLI::Range(0u, 3u))
+      ->capture_default_str();
+  addCommonOptions(runCommand, common);
+
   // CLI11 answers a misspelled command with "A subcommand is required",
   // which does not name it; say which word is wrong.
   std::vector<CLI::App *> commands =
@@ -179,6 +203,8 @@ int main(int argc, char **argv) {
     exitCode = runCompile(compile, diags);
   } else if (*checkCommand) {
     exitCode = runCheck(checkPath, diags);
+  } else if (*runCommand) {
+    exitCode = runRun(run, diags);
   }
   if (!diags.diagnostics().empty() || common.format() != DiagnosticFormat::Text)
     diags.print(llvm::errs(), common.format());

@@ -91,6 +91,7 @@ private:
 void registerElementwiseShapeRules(ShapeRuleTable &table);
 void registerLinearAlgebraShapeRules(ShapeRuleTable &table);
 void registerShapeOpShapeRules(ShapeRuleTable &table);
+void registerReductionShapeRules(ShapeRuleTable &table);
 
 /// True when `kind` has a shape rule (every registered op must).
 bool hasShapeRule(OpKind kind);

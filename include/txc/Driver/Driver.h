@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace txc {
 
@@ -73,6 +74,21 @@ int runCheck(llvm::StringRef programPath, DiagnosticEngine &diags);
 
 /// `txc compile`. Returns the exit code.
 int runCompile(const CompileOptions &options, DiagnosticEngine &diags);
+
+struct RunOptions {
+  std::string programPath;
+  std::vector<std::string> inputs; ///< "NAME=FILE.npy", one per input
+  std::string outputDir;           ///< outputs go to DIR/<name>.npy
+  bool eager = false;              ///< the interpreter, not compiled code
+  unsigned optLevel = 2;
+};
+
+/// `txc run`: runs the program on .npy inputs, compiled for this machine and
+/// loaded in process (or with the reference interpreter when eager), and
+/// writes the outputs as .npy files. A call that fails a guard or a runtime
+/// check is reported with the object's message and exits with
+/// ExitContractViolation. Returns the exit code.
+int runRun(const RunOptions &options, DiagnosticEngine &diags);
 
 } // namespace txc
 

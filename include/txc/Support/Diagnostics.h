@@ -46,6 +46,7 @@ enum class DiagCategory {
   NotRepresentable, ///< a valid program that cannot be exported whole
   Target,           ///< unknown target triple / CPU, codegen failure
   Internal,         ///< a bug in txc
+  ContractViolation, ///< `txc run`: the call fails a guard or a runtime check
 };
 
 /// Documented exit codes of the txc tool (docs/cli.md).
@@ -57,7 +58,8 @@ enum ExitCode : int {
   ExitInvalidProgram = 4,
   ExitNotRepresentable = 5,
   ExitTarget = 6,
-  ExitContractViolation = 7, ///< `txc verify`: a call fails a guard
+  ExitContractViolation = 7, ///< `txc run`/`txc verify`: a call fails a
+                             ///< guard (or a runtime status)
   ExitBreakingChange = 8,    ///< `txc diff`: a breaking difference
 };
 
@@ -100,7 +102,7 @@ public:
 
   /// The exit code the tool should return: 0 without errors, otherwise the
   /// code of the most important category (Internal > Usage > IO > Syntax >
-  /// Invalid > NotRepresentable > Target).
+  /// Invalid > NotRepresentable > Target > ContractViolation).
   int exitCode() const;
 
   /// Stops recording (but still counts) after this many errors. Warnings

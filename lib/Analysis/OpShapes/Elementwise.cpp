@@ -235,7 +235,7 @@ void txc::registerElementwiseShapeRules(ShapeRuleTable &table) {
   for (OpKind kind : {OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div,
                       OpKind::Mod, OpKind::Pow})
     table.add(kind, inferBinary<Accepts::Numeric, false>);
-  for (OpKind kind : {OpKind::Max, OpKind::Min})
+  for (OpKind kind : {OpKind::Maximum, OpKind::Minimum})
     table.add(kind, inferBinary<Accepts::Any, false>);
   for (OpKind kind :
        {OpKind::Eq, OpKind::Ne, OpKind::Lt, OpKind::Le, OpKind::Gt, OpKind::Ge})

@@ -683,9 +683,9 @@ ScalarFn scalarFn(OpKind kind) {
     return emitMod;
   case OpKind::Pow:
     return emitPow;
-  case OpKind::Max:
+  case OpKind::Maximum:
     return emitMaxMin<true>;
-  case OpKind::Min:
+  case OpKind::Minimum:
     return emitMaxMin<false>;
   case OpKind::Eq:
     return emitCompare<F::OEQ, I::eq, I::eq>;

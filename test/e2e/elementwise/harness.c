@@ -1,7 +1,9 @@
 /* End-to-end test of txc's elementwise ops for one dtype.
  *
- *   harness gen DTYPE          prints the program: every elementwise op that
- *                              accepts DTYPE, one output each
+ *   harness gen DTYPE [shapes] prints the program: every elementwise op that
+ *                              accepts DTYPE, one output each (with
+ *                              `shapes`, on operands of ranks 0 to 3 for
+ *                              txc-difftest)
  *   harness run DTYPE [--approximate-math] B...
  *                              (built with -DWITH_KERNEL and the compiled
  *                              program's header k.h) runs it for each batch
@@ -138,8 +140,8 @@ static const struct test_case cases[] = {
     BINARY("div", "div", DIV, NUMERIC, "XY"),
     BINARY("mod", "mod", MOD, NUMERIC, "XY"),
     BINARY("pow", "pow", POW, NUMERIC, "XY"),
-    BINARY("max", "max", MAX, ANY, "XY"),
-    BINARY("min", "min", MIN, ANY, "XY"),
+    BINARY("maximum", "maximum", MAX, ANY, "XY"),
+    BINARY("minimum", "minimum", MIN, ANY, "XY"),
     BINARY("eq", "eq", EQ, ANY, "XY"),
     BINARY("ne", "ne", NE, ANY, "XY"),
     BINARY("lt", "lt", LT, ANY, "XY"),
@@ -153,7 +155,7 @@ static const struct test_case cases[] = {
     /* Broadcasting: [B,256] with [256], [B,1] with [B,256]. */
     BINARY("sub_row", "sub", SUB, NUMERIC, "XR"),
     BINARY("mod_column", "mod", MOD, NUMERIC, "XK"),
-    BINARY("max_row", "max", MAX, ANY, "RX"),
+    BINARY("maximum_row", "maximum", MAX, ANY, "RX"),
     BINARY("lt_column", "lt", LT, ANY, "KX"),
     BINARY("xor_row", "xor", XOR, INT_OR_BOOL, "XR"),
     BINARY("select_broadcast", "select", SELECT, ANY, "DRK"),
@@ -179,20 +181,34 @@ static inline int is_comparison(enum op_kind k) { return k >= EQ && k <= GE; }
 /*===--- the program
  * -------------------------------------------------------===*/
 
-static void generate(enum dtype t) {
+/* The inputs' shapes: the harness's [B,256] layout, or (`shapes`) one with
+ * rank 0 and rank 3 operands that broadcast in every position, for
+ * txc-difftest: X [B,1,S] with Y [3,1] gives [B,3,S], R is a scalar, K is
+ * [B,3,1], select's conditions C [3,S] and D []. */
+static void generate(enum dtype t, int shapes) {
   const char *d = dtype_names[t];
-  printf(
-      "{\n  \"format\": \"txc.program\", \"version\": 1, \"name\": \"ew_%s\",\n"
-      "  \"symbols\": [{\"name\": \"B\", \"min\": 1, \"max\": 256}],\n"
-      "  \"inputs\": [\n"
-      "    {\"name\": \"X\", \"dtype\": \"%s\", \"shape\": [\"B\", 256]},\n"
-      "    {\"name\": \"Y\", \"dtype\": \"%s\", \"shape\": [\"B\", 256]},\n"
-      "    {\"name\": \"R\", \"dtype\": \"%s\", \"shape\": [256]},\n"
-      "    {\"name\": \"K\", \"dtype\": \"%s\", \"shape\": [\"B\", 1]},\n"
-      "    {\"name\": \"C\", \"dtype\": \"bool\", \"shape\": [\"B\", 256]},\n"
-      "    {\"name\": \"D\", \"dtype\": \"bool\", \"shape\": [\"B\", 1]}\n"
-      "  ],\n  \"nodes\": [\n",
-      d, d, d, d, d);
+  const char *symbols = shapes ? "{\"name\": \"B\", \"min\": 1, \"max\": 5}, "
+                                 "{\"name\": \"S\", \"min\": 2, \"max\": 12, "
+                                 "\"multiple_of\": 2}"
+                               : "{\"name\": \"B\", \"min\": 1, \"max\": 256}";
+  const char *x = shapes ? "[\"B\", 1, \"S\"]" : "[\"B\", 256]";
+  const char *y = shapes ? "[3, 1]" : "[\"B\", 256]";
+  const char *r = shapes ? "[]" : "[256]";
+  const char *k = shapes ? "[\"B\", 3, 1]" : "[\"B\", 1]";
+  const char *cond = shapes ? "[3, \"S\"]" : "[\"B\", 256]";
+  const char *cond1 = shapes ? "[]" : "[\"B\", 1]";
+  printf("{\n  \"format\": \"txc.program\", \"version\": 1, "
+         "\"name\": \"ew_%s%s\",\n"
+         "  \"symbols\": [%s],\n  \"inputs\": [\n"
+         "    {\"name\": \"X\", \"dtype\": \"%s\", \"shape\": %s},\n"
+         "    {\"name\": \"Y\", \"dtype\": \"%s\", \"shape\": %s},\n"
+         "    {\"name\": \"R\", \"dtype\": \"%s\", \"shape\": %s},\n"
+         "    {\"name\": \"K\", \"dtype\": \"%s\", \"shape\": %s},\n"
+         "    {\"name\": \"C\", \"dtype\": \"bool\", \"shape\": %s},\n"
+         "    {\"name\": \"D\", \"dtype\": \"bool\", \"shape\": %s}\n"
+         "  ],\n  \"nodes\": [\n",
+         d, shapes ? "_shapes" : "", symbols, d, x, d, y, d, r, d, k, cond,
+         cond1);
   int first = 1;
   for (int i = 0; i < NUM_CASES; ++i) {
     const struct test_case *c = &cases[i];
@@ -696,7 +712,7 @@ static void run(enum dtype t, int64_t batch) {
 
 int main(int argc, char **argv) {
   if (argc >= 3 && strcmp(argv[1], "gen") == 0) {
-    generate(parse_dtype(argv[2]));
+    generate(parse_dtype(argv[2]), argc >= 4 && !strcmp(argv[3], "shapes"));
     return 0;
   }
 #ifdef WITH_KERNEL
@@ -718,7 +734,9 @@ int main(int argc, char **argv) {
     return failures != 0;
   }
 #endif
-  fprintf(stderr, "usage: %s gen DTYPE | run DTYPE [--approximate-math] B...\n",
-          argv[0]);
+  fprintf(
+      stderr,
+      "usage: %s gen DTYPE [shapes] | run DTYPE [--approximate-math] B...\n",
+      argv[0]);
   return 2;
 }

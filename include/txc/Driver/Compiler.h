@@ -1,0 +1,88 @@
+//===- Compiler.h - From a checked program to LLVM IR/object ----*- C++ -*-===//
+//
+// The compile steps shared by `txc compile`, `txc run` and txc-difftest:
+// MLIRGen, the MLIR pipeline, translation to LLVM IR, the ABI entry points
+// and LLVM's optimization, then (for an object) code generation. A Compiler
+// owns one MLIRContext with txc's dialects loaded and can compile any number
+// of programs with it; creating the context costs more than compiling a
+// small program.
+//
+// Problems are reported to the DiagnosticEngine (after verification every
+// MLIR error is an internal error) and the functions return null.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TXC_DRIVER_COMPILER_H
+#define TXC_DRIVER_COMPILER_H
+
+#include "txc/Driver/Driver.h"
+#include "txc/Pipeline/Pipeline.h"
+#include "txc/Target/ObjectEmitter.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+class TargetMachine;
+} // namespace llvm
+
+namespace mlir {
+class MLIRContext;
+class TimingScope;
+} // namespace mlir
+
+namespace txc {
+
+/// The pipeline options for a target machine: the optimization level and
+/// the vector unit codegen tiles for.
+PipelineOptions pipelineOptionsFor(const llvm::TargetMachine &machine,
+                                   unsigned optLevel);
+
+/// Generates object code or assembly from `module`, reporting the errors
+/// LLVM raises while doing so (an operation the target cannot lower) as
+/// target errors. Null after reporting.
+std::optional<std::string> generateCode(llvm::Module &module,
+                                        llvm::TargetMachine &machine,
+                                        MachineCodeKind kind,
+                                        llvm::StringRef programFile,
+                                        DiagnosticEngine &diags);
+
+class Compiler {
+public:
+  Compiler();
+  ~Compiler();
+  Compiler(const Compiler &) = delete;
+  Compiler &operator=(const Compiler &) = delete;
+
+  /// MLIRGen and the MLIR pipeline up to and including `last`.
+  mlir::OwningOpRef<mlir::ModuleOp> lowerToMLIR(const CheckedProgram &checked,
+                                                MLIRStage last,
+                                                const PipelineOptions &options,
+                                                DiagnosticEngine &diags,
+                                                mlir::TimingScope &timing);
+
+  /// The optimized LLVM module with the ABI entry points: what `txc
+  /// compile` prints for --emit llvm and generates code from.
+  std::unique_ptr<llvm::Module>
+  buildLLVMModule(const CheckedProgram &checked, llvm::LLVMContext &llvmContext,
+                  llvm::TargetMachine &machine, const PipelineOptions &options,
+                  DiagnosticEngine &diags, mlir::TimingScope &timing);
+
+  /// The bytes of the object `txc compile` writes for `spec` (whose
+  /// optLevel is also the pipeline's).
+  std::optional<std::string> compileObject(const CheckedProgram &checked,
+                                           const TargetSpec &spec,
+                                           DiagnosticEngine &diags);
+
+private:
+  std::unique_ptr<mlir::MLIRContext> context;
+};
+
+} // namespace txc
+
+#endif

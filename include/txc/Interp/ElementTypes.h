@@ -1,0 +1,121 @@
+//===- ElementTypes.h - C++ types and arithmetic of each dtype --*- C++ -*-===//
+//
+// ElementTraits<D> names the storage type of dtype D in a Tensor and the
+// type the interpreter computes in. f16 and bf16 compute in float: every op
+// widens its operands, computes in float and rounds its result once to the
+// result type. Kernels are written once as generic lambdas and instantiated
+// for each dtype with dispatchDType.
+//
+// Integer arithmetic wraps (two's complement); the helpers below compute in
+// uint64_t so that no C++ signed overflow (undefined behaviour) can happen.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TXC_INTERP_ELEMENTTYPES_H
+#define TXC_INTERP_ELEMENTTYPES_H
+
+#include "txc/Interp/Float16.h"
+#include "txc/Program/DType.h"
+
+#include "llvm/Support/ErrorHandling.h"
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+namespace txc {
+
+template <DType D> struct ElementTraits;
+
+/// Element types whose storage is also their arithmetic type.
+template <DType D, class T> struct PlainTraits {
+  static constexpr DType dtype = D;
+  using Storage = T;
+  using Compute = T;
+  static Compute load(Storage value) { return value; }
+  static Storage store(Compute value) { return value; }
+};
+
+template <>
+struct ElementTraits<DType::F32> : PlainTraits<DType::F32, float> {};
+template <>
+struct ElementTraits<DType::F64> : PlainTraits<DType::F64, double> {};
+template <> struct ElementTraits<DType::I8> : PlainTraits<DType::I8, int8_t> {};
+template <>
+struct ElementTraits<DType::I16> : PlainTraits<DType::I16, int16_t> {};
+template <>
+struct ElementTraits<DType::I32> : PlainTraits<DType::I32, int32_t> {};
+template <>
+struct ElementTraits<DType::I64> : PlainTraits<DType::I64, int64_t> {};
+template <>
+struct ElementTraits<DType::U8> : PlainTraits<DType::U8, uint8_t> {};
+
+template <> struct ElementTraits<DType::F16> {
+  static constexpr DType dtype = DType::F16;
+  using Storage = uint16_t;
+  using Compute = float;
+  static Compute load(Storage bits) { return halfToFloat(bits); }
+  static Storage store(Compute value) { return floatToHalf(value); }
+};
+
+template <> struct ElementTraits<DType::BF16> {
+  static constexpr DType dtype = DType::BF16;
+  using Storage = uint16_t;
+  using Compute = float;
+  static Compute load(Storage bits) { return bf16ToFloat(bits); }
+  static Storage store(Compute value) { return floatToBF16(value); }
+};
+
+template <> struct ElementTraits<DType::Bool> {
+  static constexpr DType dtype = DType::Bool;
+  using Storage = uint8_t;
+  using Compute = bool;
+  static Compute load(Storage byte) { return byte != 0; }
+  static Storage store(Compute value) { return value ? 1 : 0; }
+};
+
+/// Calls `fn(ElementTraits<dtype>{})`; every instantiation must return the
+/// same type.
+template <class Fn> decltype(auto) dispatchDType(DType dtype, Fn &&fn) {
+  switch (dtype) {
+  case DType::F32:
+    return fn(ElementTraits<DType::F32>{});
+  case DType::F64:
+    return fn(ElementTraits<DType::F64>{});
+  case DType::F16:
+    return fn(ElementTraits<DType::F16>{});
+  case DType::BF16:
+    return fn(ElementTraits<DType::BF16>{});
+  case DType::I8:
+    return fn(ElementTraits<DType::I8>{});
+  case DType::I16:
+    return fn(ElementTraits<DType::I16>{});
+  case DType::I32:
+    return fn(ElementTraits<DType::I32>{});
+  case DType::I64:
+    return fn(ElementTraits<DType::I64>{});
+  case DType::U8:
+    return fn(ElementTraits<DType::U8>{});
+  case DType::Bool:
+    return fn(ElementTraits<DType::Bool>{});
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+/// Two's complement wrapping arithmetic for the integer compute types.
+template <class T> T wrapAdd(T a, T b) { return T(uint64_t(a) + uint64_t(b)); }
+template <class T> T wrapSub(T a, T b) { return T(uint64_t(a) - uint64_t(b)); }
+template <class T> T wrapMul(T a, T b) { return T(uint64_t(a) * uint64_t(b)); }
+/// Truncating division that is defined everywhere: x / 0 == 0 and, for
+/// signed types, MIN / -1 == MIN (docs/ops.md).
+template <class T> T safeDiv(T a, T b) {
+  if (b == 0)
+    return 0;
+  if constexpr (std::is_signed_v<T>)
+    if (a == std::numeric_limits<T>::min() && b == T(-1))
+      return a;
+  return T(a / b);
+}
+
+} // namespace txc
+
+#endif

@@ -1,0 +1,653 @@
+//===- Reductions.cpp - Lowering of reductions and normalizations ---------===//
+//
+// Every reduction is a linalg.generic with reduction iterators that writes
+// the reduced shape (the reduced dims removed); keepdims then inserts the
+// unit dims with tensor.expand_shape. Softmax and the norms are written as
+// their mathematical steps (max-reduce, exp, sum-reduce, divide; mean,
+// variance, scale) so that later passes can fuse them; each step reads the
+// reduced tensors it needs through indexing maps, never through a
+// materialized broadcast. f16/bf16 are computed in f32 and rounded once.
+//
+//===----------------------------------------------------------------------===//
+#include "../MLIRGen.h"
+#include "Accumulation.h"
+#include "txc/Program/Attributes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
+using namespace mlir;
+
+// Inside namespace txc, txc::TensorType hides mlir::TensorType.
+namespace txc {
+
+namespace {
+
+using BodyFn =
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
+
+/// The iteration space of a reduction: the operand's dims, of which `axes`
+/// (sorted) are reduced.
+struct ReductionSpace {
+  TensorType full;
+  SmallVector<unsigned> axes;
+
+  bool isReduced(unsigned dim) const { return llvm::is_contained(axes, dim); }
+
+  /// The type of the result: the shape without the reduced dims.
+  TensorType reduced(DType dtype) const {
+    TensorType type{dtype, {}};
+    for (unsigned d = 0; d < full.rank(); ++d)
+      if (!isReduced(d))
+        type.shape.push_back(full.shape[d]);
+    return type;
+  }
+
+  AffineMap identityMap(MLIRContext &ctx) const {
+    return AffineMap::getMultiDimIdentityMap(full.rank(), &ctx);
+  }
+
+  /// Reads a tensor of the reduced shape in the full iteration space.
+  AffineMap reducedMap(MLIRContext &ctx) const {
+    SmallVector<AffineExpr> exprs;
+    for (unsigned d = 0; d < full.rank(); ++d)
+      if (!isReduced(d))
+        exprs.push_back(getAffineDimExpr(d, &ctx));
+    return AffineMap::get(full.rank(), 0, exprs, &ctx);
+  }
+
+  /// Reads a tensor of the trailing `count` dims in the full space.
+  AffineMap trailingMap(MLIRContext &ctx, unsigned count) const {
+    return AffineMap::getMinorIdentityMap(full.rank(), count, &ctx);
+  }
+};
+
+/// The axes an `axes` attribute names (verified), sorted; every axis when
+/// it is absent.
+SmallVector<unsigned> readAxes(const Node &node, unsigned rank) {
+  SmallVector<unsigned> axes;
+  if (!hasAttr(node, "axes")) {
+    for (unsigned d = 0; d < rank; ++d)
+      axes.push_back(d);
+    return axes;
+  }
+  for (int64_t axis : getIntListAttr(node, "axes"))
+    axes.push_back(*normalizeAxis(axis, rank));
+  llvm::sort(axes);
+  return axes;
+}
+
+/// A tensor of `type` filled with the scalar `value`.
+Value filledTensor(MLIRGen &gen, const TensorType &type, Value value,
+                   Location at) {
+  Value init = gen.emptyTensor(type, at);
+  return gen.builder().create<linalg::FillOp>(at, value, init).getResult(0);
+}
+
+/// A linalg.generic over `space` with the given inputs and maps, reducing
+/// into accumulators of the reduced shape, one per entry of `inits` (a
+/// scalar start value and its dtype). `combine` gets the input elements
+/// followed by the accumulators and returns the new accumulators.
+SmallVector<Value> buildReduction(MLIRGen &gen, Location at,
+                                  const ReductionSpace &space,
+                                  ValueRange inputs, ArrayRef<AffineMap> maps,
+                                  ArrayRef<std::pair<Value, DType>> inits,
+                                  BodyFn combine) {
+  MLIRContext &ctx = gen.context();
+  SmallVector<Value> outputs;
+  SmallVector<Type> types;
+  SmallVector<AffineMap> allMaps(maps);
+  for (auto [value, dtype] : inits) {
+    TensorType type = space.reduced(dtype);
+    outputs.push_back(filledTensor(gen, type, value, at));
+    types.push_back(gen.tensorType(type));
+    allMaps.push_back(space.reducedMap(ctx));
+  }
+  SmallVector<utils::IteratorType> iterators;
+  for (unsigned d = 0; d < space.full.rank(); ++d)
+    iterators.push_back(space.isReduced(d) ? utils::IteratorType::reduction
+                                           : utils::IteratorType::parallel);
+  auto generic = gen.builder().create<linalg::GenericOp>(
+      at, types, inputs, outputs, allMaps, iterators,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        b.create<linalg::YieldOp>(l, combine(b, l, args));
+      });
+  return SmallVector<Value>(generic.getResults());
+}
+
+/// One reduction with one accumulator.
+Value buildReduction(
+    MLIRGen &gen, Location at, const ReductionSpace &space, ValueRange inputs,
+    ArrayRef<AffineMap> maps, Value init, DType accDType,
+    llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> combine) {
+  return buildReduction(gen, at, space, inputs, maps, {{init, accDType}},
+                        [&](OpBuilder &b, Location l, ValueRange args) {
+                          return SmallVector<Value>{combine(b, l, args)};
+                        })[0];
+}
+
+/// A parallel linalg.generic producing `resultType`, whose iteration space
+/// is the result's; each input is read through its map.
+Value buildMap(
+    MLIRGen &gen, Location at, const TensorType &resultType, ValueRange inputs,
+    ArrayRef<AffineMap> maps,
+    llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  SmallVector<AffineMap> allMaps(maps);
+  allMaps.push_back(
+      AffineMap::getMultiDimIdentityMap(resultType.rank(), &gen.context()));
+  SmallVector<utils::IteratorType> iterators(resultType.rank(),
+                                             utils::IteratorType::parallel);
+  auto generic = gen.builder().create<linalg::GenericOp>(
+      at, TypeRange{gen.tensorType(resultType)}, inputs,
+      ValueRange{gen.emptyTensor(resultType, at)}, allMaps, iterators,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        b.create<linalg::YieldOp>(l, body(b, l, args.drop_back()));
+      });
+  return generic.getResult(0);
+}
+
+/// Inserts the reduced dims of `kept` (the keepdims result type, whose
+/// `axes` are 1) into `value`, which has the shape without them.
+Value expandReducedDims(MLIRGen &gen, Location at, Value value,
+                        const TensorType &kept, ArrayRef<unsigned> axes) {
+  // Each kept dim forms a group with the unit dims after it; unit dims
+  // before the first kept dim join its group. A rank-0 source has no groups.
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices leading;
+  for (unsigned d = 0; d < kept.rank(); ++d) {
+    if (!llvm::is_contained(axes, d)) {
+      groups.push_back(leading);
+      groups.back().push_back(d);
+      leading.clear();
+    } else if (groups.empty()) {
+      leading.push_back(d);
+    } else {
+      groups.back().push_back(d);
+    }
+  }
+  SmallVector<OpFoldResult> sizes;
+  for (const ShapeExpr &dim : kept.shape) {
+    if (auto constant = dim.getConstant())
+      sizes.push_back(gen.builder().getIndexAttr(*constant));
+    else
+      sizes.push_back(gen.dimValue(dim, at));
+  }
+  return gen.builder().create<tensor::ExpandShapeOp>(at, gen.tensorType(kept),
+                                                     value, groups, sizes);
+}
+
+/// The number of elements reduced into each result element, as a float of
+/// `type`: a constant, or computed from the symbols at run time.
+Value reducedCount(MLIRGen &gen, Location at, const ReductionSpace &space,
+                   Type type) {
+  OpBuilder &b = gen.builder();
+  ShapeExpr count = ShapeExpr::constant(1);
+  for (unsigned axis : space.axes)
+    count = *ShapeExpr::mul(count, space.full.shape[axis]);
+  if (auto constant = count.getConstant())
+    return b.create<arith::ConstantOp>(at, b.getFloatAttr(type, *constant));
+  Value size =
+      b.create<arith::IndexCastOp>(at, b.getI64Type(), gen.dimValue(count, at));
+  return b.create<arith::SIToFPOp>(at, type, size);
+}
+
+//===----------------------------------------------------------------------===//
+// sum, mean, max, min, prod
+//===----------------------------------------------------------------------===//
+
+/// The start value of a reduction: 0 (sum, mean), 1 (prod), the lowest
+/// value (max) or the highest (min) of the element type.
+Value identityValue(OpBuilder &b, Location at, Type type, DType dtype,
+                    OpKind kind) {
+  bool isMax = kind == OpKind::ReduceMax || kind == OpKind::ArgMax;
+  bool isMin = kind == OpKind::ReduceMin || kind == OpKind::ArgMin;
+  if (!isMax && !isMin) {
+    bool one = kind == OpKind::ReduceProd;
+    return b.create<arith::ConstantOp>(at, one ? b.getOneAttr(type)
+                                               : b.getZeroAttr(type));
+  }
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return b.create<arith::ConstantOp>(
+        at, b.getFloatAttr(type, APFloat::getInf(floatType.getFloatSemantics(),
+                                                 /*Negative=*/isMax)));
+  unsigned width = type.getIntOrFloatBitWidth();
+  APInt value = dtype == DType::U8 ? (isMax ? APInt::getMinValue(width)
+                                            : APInt::getMaxValue(width))
+                                   : (isMax ? APInt::getSignedMinValue(width)
+                                            : APInt::getSignedMaxValue(width));
+  return b.create<arith::ConstantOp>(at, b.getIntegerAttr(type, value));
+}
+
+/// Combines an element into the accumulator. max/min propagate NaN.
+Value combineElement(OpBuilder &b, Location at, OpKind kind, DType dtype,
+                     Value x, Value acc) {
+  bool floating = isFloatValue(x), isUnsigned = dtype == DType::U8;
+  switch (kind) {
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMean:
+    return addValues(b, at, acc, x);
+  case OpKind::ReduceProd:
+    return mulValues(b, at, acc, x);
+  case OpKind::ReduceMax:
+    if (floating)
+      return b.create<arith::MaximumFOp>(at, acc, x);
+    if (isUnsigned)
+      return b.create<arith::MaxUIOp>(at, acc, x);
+    return b.create<arith::MaxSIOp>(at, acc, x);
+  case OpKind::ReduceMin:
+    if (floating)
+      return b.create<arith::MinimumFOp>(at, acc, x);
+    if (isUnsigned)
+      return b.create<arith::MinUIOp>(at, acc, x);
+    return b.create<arith::MinSIOp>(at, acc, x);
+  default:
+    llvm_unreachable("not a reduction");
+  }
+}
+
+FailureOr<SmallVector<Value>> lowerReduce(MLIRGen &gen,
+                                          const NodeLowering &lowering) {
+  const Node &node = lowering.node;
+  const TensorType &type = lowering.operandTypes[0];
+  Location at = lowering.loc;
+  ReductionSpace space{type, readAxes(node, type.rank())};
+  // max and min are exact in the operand's dtype.
+  bool accumulates = node.kind == OpKind::ReduceSum ||
+                     node.kind == OpKind::ReduceMean ||
+                     node.kind == OpKind::ReduceProd;
+  DType accDType = accumulates ? accumulatorDType(type.dtype) : type.dtype;
+  Type accType = gen.elementType(accDType);
+  Value init = identityValue(gen.builder(), at, accType, type.dtype, node.kind);
+  Value acc = buildReduction(
+      gen, at, space, lowering.operands[0], space.identityMap(gen.context()),
+      init, accDType, [&](OpBuilder &b, Location l, ValueRange args) {
+        Value x = convertFloat(b, l, args[0], accType);
+        return combineElement(b, l, node.kind, type.dtype, x, args[1]);
+      });
+
+  TensorType reduced = space.reduced(type.dtype);
+  Value result = acc;
+  if (node.kind == OpKind::ReduceMean || accDType != type.dtype) {
+    // mean divides by the element count (NaN for zero elements, like
+    // PyTorch); f16/bf16 round once here.
+    Value count = node.kind == OpKind::ReduceMean
+                      ? reducedCount(gen, at, space, accType)
+                      : Value();
+    Type element = gen.elementType(type.dtype);
+    AffineMap identity =
+        AffineMap::getMultiDimIdentityMap(reduced.rank(), &gen.context());
+    result = buildMap(gen, at, reduced, acc, identity,
+                      [&](OpBuilder &b, Location l, ValueRange args) {
+                        Value value = args[0];
+                        if (count)
+                          value = b.create<arith::DivFOp>(l, value, count);
+                        return convertFloat(b, l, value, element);
+                      });
+  }
+  // A rank-0 operand has no axes to keep.
+  if (getBoolAttr(node, "keepdims", false) && !space.axes.empty())
+    result =
+        expandReducedDims(gen, at, result, lowering.resultType(), space.axes);
+  return SmallVector<Value>{result};
+}
+
+//===----------------------------------------------------------------------===//
+// argmax, argmin
+//===----------------------------------------------------------------------===//
+
+/// Whether the candidate (x, j) replaces the current best (v, i). The order
+/// is total and independent of the visiting order: a larger (argmax) or
+/// smaller (argmin) value wins, equal values go to the lower index, and NaN
+/// beats every number (like PyTorch, for both argmax and argmin).
+Value takesOver(OpBuilder &b, Location at, bool isMax, bool isUnsigned, Value x,
+                Value j, Value v, Value i) {
+  Value lowerIndex =
+      b.create<arith::CmpIOp>(at, arith::CmpIPredicate::slt, j, i);
+  if (!isFloatValue(x)) {
+    arith::CmpIPredicate better =
+        isUnsigned
+            ? (isMax ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::ult)
+            : (isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt);
+    Value wins = b.create<arith::CmpIOp>(at, better, x, v);
+    Value ties = b.create<arith::AndIOp>(
+        at, b.create<arith::CmpIOp>(at, arith::CmpIPredicate::eq, x, v),
+        lowerIndex);
+    return b.create<arith::OrIOp>(at, wins, ties);
+  }
+  // Ordered comparisons are false when either side is NaN.
+  Value wins = b.create<arith::CmpFOp>(
+      at, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, x, v);
+  Value ties = b.create<arith::AndIOp>(
+      at, b.create<arith::CmpFOp>(at, arith::CmpFPredicate::OEQ, x, v),
+      lowerIndex);
+  Value xIsNaN = b.create<arith::CmpFOp>(at, arith::CmpFPredicate::UNO, x, x);
+  Value vIsNaN = b.create<arith::CmpFOp>(at, arith::CmpFPredicate::UNO, v, v);
+  Value trueValue = b.create<arith::ConstantOp>(at, b.getBoolAttr(true));
+  Value vIsNumber = b.create<arith::XOrIOp>(at, vIsNaN, trueValue);
+  // x NaN: wins over a number, or over a NaN at a higher index.
+  Value nanCase = b.create<arith::OrIOp>(at, vIsNumber, lowerIndex);
+  // x a number: wins only over a number.
+  Value numberCase = b.create<arith::AndIOp>(
+      at, vIsNumber, b.create<arith::OrIOp>(at, wins, ties));
+  return b.create<arith::SelectOp>(at, xIsNaN, nanCase, numberCase);
+}
+
+/// Flattens `value` of `type` to one dim (row-major), for argmax without an
+/// axis.
+std::pair<Value, TensorType> flatten(MLIRGen &gen, Location at, Value value,
+                                     const TensorType &type) {
+  ShapeExpr count = ShapeExpr::constant(1);
+  for (const ShapeExpr &dim : type.shape)
+    count = *ShapeExpr::mul(count, dim);
+  TensorType flat{type.dtype, {count}};
+  if (type.rank() == 1)
+    return {value, flat};
+  ReassociationIndices all;
+  for (unsigned d = 0; d < type.rank(); ++d)
+    all.push_back(d);
+  Value collapsed = gen.builder().create<tensor::CollapseShapeOp>(
+      at, gen.tensorType(flat), value, ArrayRef<ReassociationIndices>{all});
+  return {collapsed, flat};
+}
+
+FailureOr<SmallVector<Value>> lowerArgReduce(MLIRGen &gen,
+                                             const NodeLowering &lowering) {
+  const Node &node = lowering.node;
+  const TensorType &type = lowering.operandTypes[0];
+  const TensorType &result = lowering.resultType();
+  Location at = lowering.loc;
+  OpBuilder &builder = gen.builder();
+  bool isMax = node.kind == OpKind::ArgMax;
+  if (type.rank() == 0) // the only element
+    return SmallVector<Value>{
+        filledTensor(gen, result, gen.scalar(DType::I64, 0, at), at)};
+
+  Value input = lowering.operands[0];
+  ReductionSpace space{type, {}};
+  SmallVector<unsigned> keptAxes;
+  if (hasAttr(node, "axis")) {
+    space.axes.push_back(
+        *normalizeAxis(getIntAttr(node, "axis", 0), type.rank()));
+    keptAxes = space.axes;
+  } else {
+    std::tie(input, space.full) = flatten(gen, at, input, type);
+    space.axes.push_back(0);
+    for (unsigned d = 0; d < type.rank(); ++d)
+      keptAxes.push_back(d);
+  }
+  Type element = gen.elementType(type.dtype);
+  Value start = identityValue(builder, at, element, type.dtype, node.kind);
+  Value zero = gen.scalar(DType::I64, 0, at);
+  unsigned axis = space.axes[0];
+  bool isUnsigned = type.dtype == DType::U8;
+  SmallVector<Value> reduced = buildReduction(
+      gen, at, space, input, space.identityMap(gen.context()),
+      {{start, type.dtype}, {zero, DType::I64}},
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Value x = args[0], v = args[1], i = args[2];
+        Value j = b.create<arith::IndexCastOp>(
+            l, b.getI64Type(), b.create<linalg::IndexOp>(l, axis));
+        Value take = takesOver(b, l, isMax, isUnsigned, x, j, v, i);
+        return SmallVector<Value>{b.create<arith::SelectOp>(l, take, x, v),
+                                  b.create<arith::SelectOp>(l, take, j, i)};
+      });
+  Value indices = reduced[1];
+  if (getBoolAttr(node, "keepdims", false))
+    indices = expandReducedDims(gen, at, indices, result, keptAxes);
+  return SmallVector<Value>{indices};
+}
+
+//===----------------------------------------------------------------------===//
+// softmax, log_softmax
+//===----------------------------------------------------------------------===//
+
+/// max over the space of the operand widened to `accType` (NaN propagates).
+Value reduceMax(MLIRGen &gen, Location at, const ReductionSpace &space,
+                Value input, DType accDType) {
+  Type accType = gen.elementType(accDType);
+  Value init =
+      identityValue(gen.builder(), at, accType, accDType, OpKind::ReduceMax);
+  return buildReduction(gen, at, space, input, space.identityMap(gen.context()),
+                        init, accDType,
+                        [&](OpBuilder &b, Location l, ValueRange args) {
+                          Value x = convertFloat(b, l, args[0], accType);
+                          return b.create<arith::MaximumFOp>(l, args[1], x);
+                        });
+}
+
+/// softmax(x) = exp(x - max) / sum(exp(x - max)), along `axis`.
+FailureOr<SmallVector<Value>> lowerSoftmax(MLIRGen &gen,
+                                           const NodeLowering &lowering) {
+  const TensorType &type = lowering.operandTypes[0];
+  Location at = lowering.loc;
+  MLIRContext &ctx = gen.context();
+  unsigned axis =
+      *normalizeAxis(getIntAttr(lowering.node, "axis", -1), type.rank());
+  ReductionSpace space{type, {axis}};
+  DType accDType = accumulatorDType(type.dtype);
+  Type accType = gen.elementType(accDType);
+  Value x = lowering.operands[0];
+  AffineMap full = space.identityMap(ctx), reduced = space.reducedMap(ctx);
+
+  Value max = reduceMax(gen, at, space, x, accDType);
+  Value exps =
+      buildMap(gen, at, TensorType{accDType, type.shape}, {x, max},
+               {full, reduced}, [&](OpBuilder &b, Location l, ValueRange args) {
+                 Value value = convertFloat(b, l, args[0], accType);
+                 Value shifted = b.create<arith::SubFOp>(l, value, args[1]);
+                 return b.create<math::ExpOp>(l, shifted);
+               });
+  Value zero = gen.scalar(accDType, 0, at);
+  Value sum = buildReduction(gen, at, space, exps, full, zero, accDType,
+                             [&](OpBuilder &b, Location l, ValueRange args) {
+                               return addValues(b, l, args[1], args[0]);
+                             });
+  Type element = gen.elementType(type.dtype);
+  Value y = buildMap(gen, at, type, {exps, sum}, {full, reduced},
+                     [&](OpBuilder &b, Location l, ValueRange args) {
+                       Value q = b.create<arith::DivFOp>(l, args[0], args[1]);
+                       return convertFloat(b, l, q, element);
+                     });
+  return SmallVector<Value>{y};
+}
+
+/// log_softmax(x) = (x - max) - log(sum(exp(x - max))), along `axis`.
+FailureOr<SmallVector<Value>> lowerLogSoftmax(MLIRGen &gen,
+                                              const NodeLowering &lowering) {
+  const TensorType &type = lowering.operandTypes[0];
+  Location at = lowering.loc;
+  MLIRContext &ctx = gen.context();
+  unsigned axis =
+      *normalizeAxis(getIntAttr(lowering.node, "axis", -1), type.rank());
+  ReductionSpace space{type, {axis}};
+  DType accDType = accumulatorDType(type.dtype);
+  Type accType = gen.elementType(accDType);
+  Value x = lowering.operands[0];
+  AffineMap full = space.identityMap(ctx), reduced = space.reducedMap(ctx);
+
+  Value max = reduceMax(gen, at, space, x, accDType);
+  Value zero = gen.scalar(accDType, 0, at);
+  Value sum = buildReduction(
+      gen, at, space, {x, max}, {full, reduced}, zero, accDType,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Value value = convertFloat(b, l, args[0], accType);
+        Value shifted = b.create<arith::SubFOp>(l, value, args[1]);
+        return addValues(b, l, args[2], b.create<math::ExpOp>(l, shifted));
+      });
+  Type element = gen.elementType(type.dtype);
+  Value y = buildMap(gen, at, type, {x, max, sum}, {full, reduced, reduced},
+                     [&](OpBuilder &b, Location l, ValueRange args) {
+                       Value value = convertFloat(b, l, args[0], accType);
+                       Value shifted =
+                           b.create<arith::SubFOp>(l, value, args[1]);
+                       Value logSum = b.create<math::LogOp>(l, args[2]);
+                       Value r = b.create<arith::SubFOp>(l, shifted, logSum);
+                       return convertFloat(b, l, r, element);
+                     });
+  return SmallVector<Value>{y};
+}
+
+//===----------------------------------------------------------------------===//
+// layer_norm, rms_norm
+//===----------------------------------------------------------------------===//
+
+/// The space of a norm: the trailing `normalized_ndim` dims are reduced.
+ReductionSpace normSpace(const NodeLowering &lowering) {
+  const TensorType &type = lowering.operandTypes[0];
+  int64_t ndim = getIntAttr(lowering.node, "normalized_ndim", 1);
+  ReductionSpace space{type, {}};
+  for (unsigned d = type.rank() - ndim; d < type.rank(); ++d)
+    space.axes.push_back(d);
+  return space;
+}
+
+/// 1 / sqrt(sum / count + eps) on the reduced shape: the reciprocal
+/// standard deviation of the norms. (math.rsqrt has no scalar lowering to
+/// LLVM in MLIR 19; 1/sqrt is also what PyTorch computes.)
+Value reciprocalDeviation(MLIRGen &gen, Location at,
+                          const ReductionSpace &space, Value sum, Value count,
+                          DType accDType, double eps) {
+  Value epsValue = gen.scalar(accDType, eps, at);
+  Value one = gen.scalar(accDType, 1, at);
+  TensorType reduced = space.reduced(accDType);
+  return buildMap(
+      gen, at, reduced, sum,
+      AffineMap::getMultiDimIdentityMap(reduced.rank(), &gen.context()),
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Value mean = b.create<arith::DivFOp>(l, args[0], count);
+        Value shifted = b.create<arith::AddFOp>(l, mean, epsValue);
+        Value deviation = b.create<math::SqrtOp>(l, shifted);
+        return b.create<arith::DivFOp>(l, one, deviation);
+      });
+}
+
+/// layer_norm: y = (x - mean) * rsqrt(var + eps) * weight + bias over the
+/// trailing dims, with the biased variance of the centered values (two
+/// passes, like PyTorch's reference).
+FailureOr<SmallVector<Value>> lowerLayerNorm(MLIRGen &gen,
+                                             const NodeLowering &lowering) {
+  const TensorType &type = lowering.operandTypes[0];
+  Location at = lowering.loc;
+  MLIRContext &ctx = gen.context();
+  ReductionSpace space = normSpace(lowering);
+  DType accDType = accumulatorDType(type.dtype);
+  Type accType = gen.elementType(accDType);
+  Value x = lowering.operands[0];
+  AffineMap full = space.identityMap(ctx), reduced = space.reducedMap(ctx);
+  Value zero = gen.scalar(accDType, 0, at);
+
+  Value sum = buildReduction(gen, at, space, x, full, zero, accDType,
+                             [&](OpBuilder &b, Location l, ValueRange args) {
+                               Value v = convertFloat(b, l, args[0], accType);
+                               return addValues(b, l, args[1], v);
+                             });
+  Value count = reducedCount(gen, at, space, accType);
+  TensorType reducedType = space.reduced(accDType);
+  Value mean =
+      buildMap(gen, at, reducedType, sum,
+               AffineMap::getMultiDimIdentityMap(reducedType.rank(), &ctx),
+               [&](OpBuilder &b, Location l, ValueRange args) {
+                 return b.create<arith::DivFOp>(l, args[0], count);
+               });
+  Value squares =
+      buildReduction(gen, at, space, {x, mean}, {full, reduced}, zero, accDType,
+                     [&](OpBuilder &b, Location l, ValueRange args) {
+                       Value v = convertFloat(b, l, args[0], accType);
+                       Value d = b.create<arith::SubFOp>(l, v, args[1]);
+                       return addValues(b, l, args[2], mulValues(b, l, d, d));
+                     });
+  double eps = getFloatAttr(lowering.node, "eps", 1e-5);
+  Value rstd =
+      reciprocalDeviation(gen, at, space, squares, count, accDType, eps);
+
+  SmallVector<Value> inputs{x, mean, rstd};
+  SmallVector<AffineMap> maps{full, reduced, reduced};
+  for (size_t i = 1; i < lowering.operands.size(); ++i) {
+    inputs.push_back(lowering.operands[i]);
+    maps.push_back(space.trailingMap(ctx, space.axes.size()));
+  }
+  Type element = gen.elementType(type.dtype);
+  Value y =
+      buildMap(gen, at, type, inputs, maps,
+               [&](OpBuilder &b, Location l, ValueRange args) {
+                 Value v = convertFloat(b, l, args[0], accType);
+                 Value d = b.create<arith::SubFOp>(l, v, args[1]);
+                 Value r = mulValues(b, l, d, args[2]);
+                 if (args.size() > 3)
+                   r = mulValues(b, l, r, convertFloat(b, l, args[3], accType));
+                 if (args.size() > 4)
+                   r = addValues(b, l, r, convertFloat(b, l, args[4], accType));
+                 return convertFloat(b, l, r, element);
+               });
+  return SmallVector<Value>{y};
+}
+
+/// The default eps of rms_norm, as PyTorch: the machine epsilon of the
+/// dtype it computes in (f32 for f16/bf16/f32, f64 for f64).
+double defaultRmsEps(DType accDType) {
+  return accDType == DType::F64 ? std::numeric_limits<double>::epsilon()
+                                : std::numeric_limits<float>::epsilon();
+}
+
+/// rms_norm: y = x * rsqrt(mean(x^2) + eps) * weight over the trailing dims.
+FailureOr<SmallVector<Value>> lowerRmsNorm(MLIRGen &gen,
+                                           const NodeLowering &lowering) {
+  const TensorType &type = lowering.operandTypes[0];
+  Location at = lowering.loc;
+  MLIRContext &ctx = gen.context();
+  ReductionSpace space = normSpace(lowering);
+  DType accDType = accumulatorDType(type.dtype);
+  Type accType = gen.elementType(accDType);
+  Value x = lowering.operands[0];
+  AffineMap full = space.identityMap(ctx), reduced = space.reducedMap(ctx);
+  Value zero = gen.scalar(accDType, 0, at);
+
+  Value squares =
+      buildReduction(gen, at, space, x, full, zero, accDType,
+                     [&](OpBuilder &b, Location l, ValueRange args) {
+                       Value v = convertFloat(b, l, args[0], accType);
+                       return addValues(b, l, args[1], mulValues(b, l, v, v));
+                     });
+  double eps = getFloatAttr(lowering.node, "eps", defaultRmsEps(accDType));
+  Value count = reducedCount(gen, at, space, accType);
+  Value rstd =
+      reciprocalDeviation(gen, at, space, squares, count, accDType, eps);
+
+  SmallVector<Value> inputs{x, rstd};
+  SmallVector<AffineMap> maps{full, reduced};
+  if (lowering.operands.size() > 1) {
+    inputs.push_back(lowering.operands[1]);
+    maps.push_back(space.trailingMap(ctx, space.axes.size()));
+  }
+  Type element = gen.elementType(type.dtype);
+  Value y =
+      buildMap(gen, at, type, inputs, maps,
+               [&](OpBuilder &b, Location l, ValueRange args) {
+                 Value v = convertFloat(b, l, args[0], accType);
+                 Value r = mulValues(b, l, v, args[1]);
+                 if (args.size() > 2)
+                   r = mulValues(b, l, r, convertFloat(b, l, args[2], accType));
+                 return convertFloat(b, l, r, element);
+               });
+  return SmallVector<Value>{y};
+}
+
+} // namespace
+
+void registerReductionLowerings(LoweringTable &table) {
+  for (OpKind kind : {OpKind::ReduceSum, OpKind::ReduceMean, OpKind::ReduceMax,
+                      OpKind::ReduceMin, OpKind::ReduceProd})
+    table.add(kind, lowerReduce);
+  table.add(OpKind::ArgMax, lowerArgReduce);
+  table.add(OpKind::ArgMin, lowerArgReduce);
+  table.add(OpKind::Softmax, lowerSoftmax);
+  table.add(OpKind::LogSoftmax, lowerLogSoftmax);
+  table.add(OpKind::LayerNorm, lowerLayerNorm);
+  table.add(OpKind::RmsNorm, lowerRmsNorm);
+}
+
+} // namespace txc

@@ -1,0 +1,221 @@
+//===- Compiler.cpp - The compile steps behind every job ------------------===//
+#include "txc/Driver/Compiler.h"
+
+#include "txc/Conversion/ProgramToMLIR.h"
+#include "txc/Target/AbiEmitter.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/Timing.h"
+
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Target/TargetMachine.h"
+
+using namespace txc;
+
+PipelineOptions txc::pipelineOptionsFor(const llvm::TargetMachine &machine,
+                                        unsigned optLevel) {
+  PipelineOptions options;
+  options.optLevel = optLevel;
+  const llvm::MCSubtargetInfo *subtarget = machine.getMCSubtargetInfo();
+  const llvm::Triple &triple = machine.getTargetTriple();
+  if (triple.isX86()) {
+    if (subtarget->checkFeatures("+avx512f"))
+      options.vector = {512, 32};
+    else if (subtarget->checkFeatures("+avx"))
+      options.vector = {256, 16};
+    else
+      options.vector = {128, 16};
+  } else if (triple.isAArch64()) {
+    options.vector = {128, 32};
+  }
+  return options;
+}
+
+/// Collects the errors LLVM reports through its context; without a handler
+/// LLVM only prints them and code generation "succeeds".
+static void collectLLVMDiagnostic(const llvm::DiagnosticInfo *info,
+                                  void *errors) {
+  if (info->getSeverity() != llvm::DS_Error)
+    return;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::DiagnosticPrinterRawOStream printer(os);
+  info->print(printer);
+  auto &list = *static_cast<std::vector<std::string> *>(errors);
+  std::string message = llvm::StringRef(os.str()).trim().str();
+  if (!llvm::is_contained(list, message))
+    list.push_back(std::move(message));
+}
+
+std::optional<std::string>
+txc::generateCode(llvm::Module &module, llvm::TargetMachine &machine,
+                  MachineCodeKind kind, llvm::StringRef programFile,
+                  DiagnosticEngine &diags) {
+  std::vector<std::string> errors;
+  llvm::LLVMContext &context = module.getContext();
+  auto previousHandler = context.getDiagnosticHandlerCallBack();
+  void *previousContext = context.getDiagnosticContext();
+  context.setDiagnosticHandlerCallBack(collectLLVMDiagnostic, &errors);
+  auto code = emitMachineCode(module, machine, kind);
+  context.setDiagnosticHandlerCallBack(previousHandler, previousContext);
+  if (!code) {
+    diags.error(DiagCategory::Target, "codegen", programFile, Loc(),
+                llvm::toString(code.takeError()));
+    return std::nullopt;
+  }
+  for (const std::string &error : errors)
+    diags.error(DiagCategory::Target, "codegen", "", Loc(),
+                "LLVM cannot compile the program for this target: " + error);
+  if (!errors.empty())
+    return std::nullopt;
+  return std::move(*code);
+}
+
+Compiler::Compiler() {
+  mlir::DialectRegistry registry;
+  registerTxcDialects(registry);
+  context = std::make_unique<mlir::MLIRContext>(registry);
+  context->loadAllAvailableDialects();
+}
+
+Compiler::~Compiler() = default;
+
+/// Routes MLIR's diagnostics into the engine. After verification every MLIR
+/// error is a txc bug, reported as internal with the program location.
+static void reportMLIRDiagnostic(mlir::Diagnostic &diag,
+                                 DiagnosticEngine &diags) {
+  Loc loc;
+  std::string file;
+  if (auto fileLoc = mlir::dyn_cast<mlir::FileLineColLoc>(diag.getLocation())) {
+    file = fileLoc.getFilename().str();
+    loc.line = fileLoc.getLine();
+    loc.column = fileLoc.getColumn();
+  } else if (auto nameLoc = mlir::dyn_cast<mlir::NameLoc>(diag.getLocation())) {
+    if (auto inner =
+            mlir::dyn_cast<mlir::FileLineColLoc>(nameLoc.getChildLoc())) {
+      file = inner.getFilename().str();
+      loc.line = inner.getLine();
+      loc.column = inner.getColumn();
+    }
+  }
+  std::string message = diag.str();
+  if (diag.getSeverity() == mlir::DiagnosticSeverity::Error)
+    diags.error(DiagCategory::Internal, "internal-mlir", file, loc,
+                "internal compiler error in MLIR: " + message);
+  else if (diag.getSeverity() == mlir::DiagnosticSeverity::Warning)
+    diags.warning(DiagCategory::Internal, "mlir-warning", file, loc, message);
+}
+
+namespace {
+/// Sends the context's diagnostics to `diags` while it lives.
+class DiagnosticRouter {
+public:
+  DiagnosticRouter(mlir::MLIRContext &context, DiagnosticEngine &diags)
+      : handler(&context, [&diags](mlir::Diagnostic &diag) {
+          reportMLIRDiagnostic(diag, diags);
+          return mlir::success();
+        }) {}
+
+private:
+  mlir::ScopedDiagnosticHandler handler;
+};
+} // namespace
+
+mlir::OwningOpRef<mlir::ModuleOp>
+Compiler::lowerToMLIR(const CheckedProgram &checked, MLIRStage last,
+                      const PipelineOptions &options, DiagnosticEngine &diags,
+                      mlir::TimingScope &timing) {
+  const Program &program = *checked.program;
+  DiagnosticRouter router(*context, diags);
+
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  {
+    mlir::TimingScope mlirgen = timing.nest("mlirgen");
+    module = lowerProgramToMLIR(*context, program, checked.contract);
+  }
+  if (!module) {
+    if (!diags.hasErrors())
+      diags.error(DiagCategory::Internal, "internal", program.file, Loc(),
+                  "internal compiler error: MLIRGen produced invalid IR");
+    return nullptr;
+  }
+  mlir::TimingScope passes = timing.nest("mlir-pipeline");
+  if (mlir::failed(runTxcPipeline(*module, last, options, passes))) {
+    if (!diags.hasErrors())
+      diags.error(DiagCategory::Internal, "internal", program.file, Loc(),
+                  "internal compiler error: the MLIR pipeline failed");
+    return nullptr;
+  }
+  return module;
+}
+
+std::unique_ptr<llvm::Module> Compiler::buildLLVMModule(
+    const CheckedProgram &checked, llvm::LLVMContext &llvmContext,
+    llvm::TargetMachine &machine, const PipelineOptions &options,
+    DiagnosticEngine &diags, mlir::TimingScope &timing) {
+  const Program &program = *checked.program;
+  const Contract &contract = checked.contract;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      lowerToMLIR(checked, MLIRStage::LLVM, options, diags, timing);
+  if (!module)
+    return nullptr;
+
+  // Translation may report MLIR diagnostics too.
+  DiagnosticRouter router(*context, diags);
+  std::string sourceName = llvm::sys::path::filename(program.file).str();
+  std::unique_ptr<llvm::Module> llvmModule;
+  {
+    mlir::TimingScope translate = timing.nest("translate-to-llvm-ir");
+    auto translated =
+        translateToLLVMIR(*module, llvmContext, machine, sourceName);
+    if (!translated) {
+      diags.error(DiagCategory::Internal, "internal", program.file, Loc(),
+                  llvm::toString(translated.takeError()));
+      return nullptr;
+    }
+    llvmModule = std::move(*translated);
+  }
+  {
+    mlir::TimingScope abi = timing.nest("abi-entry-points");
+    if (llvm::Error err = emitAbiEntryPoints(*llvmModule, contract,
+                                             kernelFunctionName(contract))) {
+      diags.error(DiagCategory::Internal, "internal", program.file, Loc(),
+                  llvm::toString(std::move(err)));
+      return nullptr;
+    }
+  }
+  {
+    mlir::TimingScope optimize = timing.nest("llvm-optimize");
+    optimizeLLVMModule(*llvmModule, machine, options.optLevel);
+  }
+  return llvmModule;
+}
+
+std::optional<std::string>
+Compiler::compileObject(const CheckedProgram &checked, const TargetSpec &spec,
+                        DiagnosticEngine &diags) {
+  auto machine = createTargetMachine(spec);
+  if (!machine) {
+    diags.error(DiagCategory::Target, "target", "", Loc(),
+                llvm::toString(machine.takeError()));
+    return std::nullopt;
+  }
+  mlir::DefaultTimingManager timingManager;
+  mlir::TimingScope timing = timingManager.getRootScope();
+  PipelineOptions options = pipelineOptionsFor(**machine, spec.optLevel);
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> module =
+      buildLLVMModule(checked, llvmContext, **machine, options, diags, timing);
+  if (!module)
+    return std::nullopt;
+  return generateCode(*module, **machine, MachineCodeKind::Object,
+                      checked.program->file, diags);
+}

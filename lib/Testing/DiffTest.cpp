@@ -1,0 +1,191 @@
+//===- DiffTest.cpp - The interpreter against compiled code ---------------===//
+#include "txc/Testing/DiffTest.h"
+
+#include "txc/Driver/Execution.h"
+#include "txc/Interp/Interpreter.h"
+#include "txc/Interp/Npy.h"
+#include "txc/Testing/InputGenerator.h"
+#include "txc/Testing/Tolerance.h"
+
+#include "llvm/Support/Format.h"
+
+#include <chrono>
+
+using namespace txc;
+
+llvm::Expected<std::unique_ptr<DiffTester>>
+DiffTester::create(llvm::raw_ostream &out) {
+  auto engine = JitEngine::create();
+  if (!engine)
+    return engine.takeError();
+  std::unique_ptr<DiffTester> tester(new DiffTester(out));
+  tester->engine = std::move(*engine);
+  return tester;
+}
+
+bool DiffTester::makeInputSets(const CheckedProgram &checked,
+                               const DiffTestOptions &options,
+                               std::vector<InputSet> &sets,
+                               DiagnosticEngine &diags) {
+  const Contract &contract = checked.contract;
+  if (!options.inputFiles.empty()) {
+    // Inputs from files, matched by name; the guards may reject them.
+    std::vector<std::string> paths(contract.inputs.size());
+    for (const std::string &spec : options.inputFiles) {
+      auto [name, path] = llvm::StringRef(spec).split('=');
+      size_t i = 0;
+      while (i < contract.inputs.size() && contract.inputs[i].name != name)
+        ++i;
+      if (i == contract.inputs.size() || !paths[i].empty() || path.empty()) {
+        diags.error(DiagCategory::Usage, "difftest-input", "", Loc(),
+                    "--input '" + spec + "' names no input of program '" +
+                        contract.programName + "', or repeats one");
+        return false;
+      }
+      paths[i] = path.str();
+    }
+    InputSet set;
+    for (size_t i = 0; i < paths.size(); ++i) {
+      if (paths[i].empty()) {
+        diags.error(DiagCategory::Usage, "difftest-input", "", Loc(),
+                    "input '" + contract.inputs[i].name + "' is not given");
+        return false;
+      }
+      set.label += (i ? "," : "") + contract.inputs[i].name + "=" + paths[i];
+    }
+    for (const std::string &path : paths) {
+      auto tensor = readNpyFile(path);
+      if (!tensor) {
+        diags.error(DiagCategory::IO, "bad-npy", "", Loc(),
+                    llvm::toString(tensor.takeError()));
+        return false;
+      }
+      set.tensors.push_back(std::move(*tensor));
+    }
+    sets.push_back(std::move(set));
+    return true;
+  }
+
+  std::vector<SymbolValues> choices;
+  for (const std::string &text : options.symbolSets) {
+    auto values = parseSymbolValues(contract, text);
+    if (!values) {
+      diags.error(DiagCategory::Usage, "difftest-symbols", "", Loc(),
+                  llvm::toString(values.takeError()));
+      return false;
+    }
+    choices.push_back(std::move(*values));
+  }
+  if (choices.empty())
+    choices = chooseSymbolValues(*checked.program, contract, options.seed,
+                                 options.maxBytes);
+  for (size_t k = 0; k < choices.size(); ++k) {
+    const SymbolValues &choice = choices[k];
+    InputSet set;
+    std::string values = formatSymbolValues(contract, choice.values);
+    set.label = (values.empty() ? "" : values + " ") + "(" + choice.label +
+                (choice.capped ? ", capped by --max-bytes" : "") + ")";
+    set.tensors = generateInputs(contract, choice.values, options.seed + k);
+    sets.push_back(std::move(set));
+  }
+  return true;
+}
+
+static std::string describeStatus(const ExecutionResult &result) {
+  std::string text = "status " + std::to_string(int(result.status.code)) +
+                     " (" + statusCodeMacro(result.status.code).str() + ")";
+  if (result.status.guard >= 0)
+    text += " at guard " + std::to_string(result.status.guard);
+  return text;
+}
+
+void DiffTester::compare(const CheckedProgram &checked,
+                         const std::string &prefix,
+                         const ExecutionResult &interpreted,
+                         const ExecutionResult &compiled,
+                         DiffTestSummary &summary) {
+  if (!interpreted.ok() || !compiled.ok()) {
+    ++summary.comparisons;
+    bool same = interpreted.status.code == compiled.status.code &&
+                interpreted.status.guard == compiled.status.guard &&
+                interpreted.message == compiled.message;
+    if (same) {
+      out << prefix << ": ok, both report " << describeStatus(compiled) << "\n";
+      return;
+    }
+    ++summary.mismatches;
+    out << prefix << ": MISMATCH, the interpreter reports "
+        << describeStatus(interpreted) << " '" << interpreted.message
+        << "', the compiled code " << describeStatus(compiled) << " '"
+        << compiled.message << "'\n";
+    return;
+  }
+  const Contract &contract = checked.contract;
+  for (size_t o = 0; o < contract.outputs.size(); ++o) {
+    ++summary.comparisons;
+    const Tensor &want = interpreted.outputs[o];
+    const Tensor &got = compiled.outputs[o];
+    Tolerance tolerance = toleranceFor(want.dtype());
+    TensorComparison c = compareTensors(want, got, tolerance);
+    out << prefix << " " << contract.outputs[o].name << ": "
+        << (c.match ? "ok" : "MISMATCH") << " " << want.typeString()
+        << llvm::format(" max_abs=%g max_rel=%g", c.maxAbsError, c.maxRelError);
+    if (!c.match) {
+      ++summary.mismatches;
+      out << " " << c.mismatches << " of " << want.numElements()
+          << " elements differ, " << c.firstMismatch
+          << llvm::format(" (atol=%g rtol=%g)", tolerance.atol, tolerance.rtol);
+    }
+    out << "\n";
+  }
+}
+
+bool DiffTester::testProgram(llvm::StringRef path,
+                             const DiffTestOptions &options,
+                             DiffTestSummary &summary,
+                             DiagnosticEngine &diags) {
+  auto start = std::chrono::steady_clock::now();
+  std::unique_ptr<CheckedProgram> checked = loadProgram(path, "", diags);
+  if (!checked)
+    return false;
+  std::vector<InputSet> sets;
+  if (!makeInputSets(*checked, options, sets, diags))
+    return false;
+  std::vector<std::unique_ptr<CompiledProgram>> compiled;
+  for (unsigned level : options.optLevels) {
+    compiled.push_back(
+        compileForThisMachine(compiler, *engine, *checked, level, diags));
+    if (!compiled.back())
+      return false;
+  }
+  const std::string &name = checked->program->name;
+  bool ok = true;
+  for (const InputSet &set : sets) {
+    auto interpreted =
+        interpretProgram(*checked->program, checked->contract, set.tensors);
+    if (!interpreted) {
+      diags.error(DiagCategory::Internal, "interpreter", path, Loc(),
+                  name + " " + set.label + ": " +
+                      llvm::toString(interpreted.takeError()));
+      ok = false;
+      continue;
+    }
+    for (size_t k = 0; k < options.optLevels.size(); ++k) {
+      ++summary.runs;
+      std::string prefix =
+          name + " " + set.label + " -O" + std::to_string(options.optLevels[k]);
+      auto result = compiled[k]->run(set.tensors);
+      if (!result) {
+        ++summary.mismatches;
+        out << prefix << ": FAILED, " << llvm::toString(result.takeError())
+            << "\n";
+        continue;
+      }
+      compare(*checked, prefix, *interpreted, *result, summary);
+    }
+  }
+  summary.seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  return ok;
+}
