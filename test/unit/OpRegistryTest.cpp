@@ -175,7 +175,7 @@ TEST(OpRegistry, SuggestOpName) {
   EXPECT_EQ(suggestOpName("tokenize"), "");
   EXPECT_EQ(suggestOpName("matrix_multiply"), "");
   EXPECT_EQ(suggestOpName(""), "");
-  EXPECT_EQ(suggestOpName("bcast"), "");
+  EXPECT_EQ(suggestOpName("bcast"), "cast");
 }
 
 //===----------------------------------------------------------------------===//

@@ -301,7 +301,9 @@ TEST(Verifier, ElementwiseDtypes) {
     auto loaded = check({in("a", "bool", "[3]"), in("b", "bool", "[3]")},
                         {node("y", "mul", {"a", "b"})});
     EXPECT_EQ(errors(*loaded), "bad-dtype: 'mul' node 'y' needs a numeric "
-                               "dtype for operand 0, not bool\n");
+                               "dtype (an integer or float dtype) for operand "
+                               "0, not bool; insert a 'cast' to the numeric "
+                               "dtype you want\n");
   }
 }
 
@@ -314,8 +316,9 @@ TEST(Verifier, Relu) {
   EXPECT_EQ(typeOf(*scalar, "y"), "i8[]");
   auto boolean = check({in("a", "bool", "[2]")}, {node("y", "relu", {"a"})});
   EXPECT_EQ(errors(*boolean),
-            "bad-dtype: 'relu' node 'y' needs a numeric dtype for operand 0, "
-            "not bool\n");
+            "bad-dtype: 'relu' node 'y' needs a numeric dtype (an integer or "
+            "float dtype) for operand 0, not bool; insert a 'cast' to the "
+            "numeric dtype you want\n");
 }
 
 TEST(Verifier, BroadcastAttribute) {

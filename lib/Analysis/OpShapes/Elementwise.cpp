@@ -1,45 +1,246 @@
 //===- Elementwise.cpp - Shape rules of elementwise ops -------------------===//
+//
+// Elementwise ops keep their operands' dtype (comparisons give bool, cast
+// gives its `dtype` attribute) and broadcast their operands numpy-style.
+// txc never promotes dtypes: operands must already agree, and every
+// rejection says which 'cast' would make the program valid. The semantics
+// are in docs/ops.md, "Elementwise ops".
+//
+//===----------------------------------------------------------------------===//
 #include "txc/Analysis/ShapeInference.h"
+#include "txc/Program/Attributes.h"
+
+#include <cmath>
+#include <cstdio>
 
 using namespace txc;
 
 namespace {
 
-bool isArithmetic(DType type) { return type != DType::Bool; }
+/// The dtypes an elementwise op accepts for its data operands.
+enum class Accepts {
+  Any,           ///< every dtype
+  Numeric,       ///< integers and floats, not bool
+  Float,         ///< f32, f64, f16, bf16
+  IntegerOrBool, ///< bitwise on integers, logical on bool
+};
 
-/// Binary ops with explicit numpy-style broadcasting of the two operands.
-std::vector<TensorType> inferBroadcastBinary(InferenceContext &ctx) {
-  const TensorType &a = ctx.operands[0], &b = ctx.operands[1];
-  if (!ctx.requireSameDType(0, 1) ||
-      !ctx.requireDType(0, isArithmetic, "a numeric dtype"))
-    return {};
-  size_t badDim = 0;
-  auto shape = broadcastShapes(a.shape, b.shape, badDim);
-  if (!shape) {
-    size_t rank = std::max(a.rank(), b.rank());
-    const ShapeExpr &x = a.shape[badDim + a.rank() - rank];
-    const ShapeExpr &y = b.shape[badDim + b.rank() - rank];
-    ctx.fail(ctx.node.loc, "shape-mismatch",
-             "shapes " + ctx.str(a.shape) + " and " + ctx.str(b.shape) +
-                 " of '" + ctx.opName() + "' node '" + ctx.node.name +
-                 "' do not broadcast: dimension " + ctx.str(x) + " vs " +
-                 ctx.str(y) + " (aligned from the right)",
-             ctx.explainDimMismatch(x, y));
-    return {};
+bool accepts(Accepts accepted, DType type) {
+  switch (accepted) {
+  case Accepts::Any:
+    return true;
+  case Accepts::Numeric:
+    return type != DType::Bool;
+  case Accepts::Float:
+    return isFloat(type);
+  case Accepts::IntegerOrBool:
+    return !isFloat(type);
   }
-  return {TensorType{a.dtype, std::move(*shape)}};
+  return false;
 }
 
-std::vector<TensorType> inferUnary(InferenceContext &ctx) {
-  if (!ctx.requireDType(0, isArithmetic, "a numeric dtype"))
+/// What the diagnostic says the op needs, and how to get there.
+std::pair<std::string, std::string> describe(Accepts accepted, DType got) {
+  switch (accepted) {
+  case Accepts::Numeric:
+    return {"a numeric dtype (an integer or float dtype)",
+            "insert a 'cast' to the numeric dtype you want"};
+  case Accepts::Float:
+    return {"a float dtype (f32, f64, f16 or bf16)",
+            std::string("txc does not promote dtypes, insert a 'cast' to ") +
+                (got == DType::F64 ? "f64" : "f32")};
+  case Accepts::IntegerOrBool:
+    return {"a bool or integer dtype",
+            "compare with 'ne' against 0 to get a bool"};
+  case Accepts::Any:
+    break;
+  }
+  return {"", ""};
+}
+
+bool requireAccepted(InferenceContext &ctx, size_t operand, Accepts accepted) {
+  DType type = ctx.operands[operand].dtype;
+  if (accepts(accepted, type))
+    return true;
+  auto [what, hint] = describe(accepted, type);
+  ctx.fail(ctx.operandLoc(operand), "bad-dtype",
+           "'" + ctx.opName() + "' node '" + ctx.node.name + "' needs " + what +
+               " for operand " + std::to_string(operand) + ", not " +
+               dtypeName(type).str() + "; " + hint);
+  return false;
+}
+
+/// The shortest decimal that reads back as `value`, for diagnostics.
+std::string formatNumber(double value) {
+  char buffer[32];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value)
+      break;
+  }
+  return buffer;
+}
+
+/// numpy-style broadcast of the shapes of `operands`; records a problem
+/// naming every shape and the first pair of dims that do not match.
+std::optional<Shape> broadcastOperands(InferenceContext &ctx,
+                                       llvm::ArrayRef<size_t> operands) {
+  Shape result = ctx.operands[operands[0]].shape;
+  for (size_t i : operands.drop_front()) {
+    const Shape &next = ctx.operands[i].shape;
+    size_t badDim = 0;
+    if (auto shape = broadcastShapes(result, next, badDim)) {
+      result = std::move(*shape);
+      continue;
+    }
+    size_t rank = std::max(result.size(), next.size());
+    const ShapeExpr &x = result[badDim + result.size() - rank];
+    const ShapeExpr &y = next[badDim + next.size() - rank];
+    std::string shapes;
+    for (size_t k = 0; k < operands.size(); ++k)
+      shapes += (k == 0                     ? ""
+                 : k + 1 == operands.size() ? " and "
+                                            : ", ") +
+                ctx.str(ctx.operands[operands[k]].shape);
+    ctx.fail(ctx.node.loc, "shape-mismatch",
+             "shapes " + shapes + " of '" + ctx.opName() + "' node '" +
+                 ctx.node.name + "' do not broadcast: dimension " + ctx.str(x) +
+                 " vs " + ctx.str(y) + " (aligned from the right)",
+             ctx.explainDimMismatch(x, y));
+    return std::nullopt;
+  }
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+/// clamp: at least one bound; an integer tensor needs integral bounds (a
+/// bound outside the dtype's range saturates, docs/ops.md).
+bool checkClamp(InferenceContext &ctx) {
+  bool hasMin = hasAttr(ctx.node, "min"), hasMax = hasAttr(ctx.node, "max");
+  if (!hasMin && !hasMax) {
+    ctx.fail(ctx.node.loc, "missing-attribute",
+             "'clamp' node '" + ctx.node.name +
+                 "' needs the attribute 'min', 'max' or both");
+    return false;
+  }
+  DType type = ctx.operands[0].dtype;
+  if (isFloat(type))
+    return true;
+  bool ok = true;
+  for (llvm::StringRef bound : {"min", "max"}) {
+    if (!hasAttr(ctx.node, bound))
+      continue;
+    double value = getFloatAttr(ctx.node, bound, 0);
+    if (std::trunc(value) == value)
+      continue;
+    ctx.fail(ctx.attrLoc(bound), "bad-attribute",
+             "attribute '" + bound.str() + "' of 'clamp' node '" +
+                 ctx.node.name + "' is " + formatNumber(value) +
+                 ", but operand 0 has the integer dtype " +
+                 dtypeName(type).str() +
+                 "; the bounds of an integer clamp must be integers");
+    ok = false;
+  }
+  return ok;
+}
+
+bool checkGelu(InferenceContext &ctx) {
+  std::string mode = getStringAttr(ctx.node, "approximate", "none");
+  if (mode == "none" || mode == "tanh")
+    return true;
+  ctx.fail(ctx.attrLoc("approximate"), "bad-attribute",
+           "attribute 'approximate' of 'gelu' node '" + ctx.node.name +
+               "' must be \"none\" or \"tanh\", not \"" + mode + "\"");
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Rules
+//===----------------------------------------------------------------------===//
+
+template <Accepts A> std::vector<TensorType> inferUnary(InferenceContext &ctx) {
+  if (!requireAccepted(ctx, 0, A))
     return {};
   return {ctx.operands[0]};
+}
+
+std::vector<TensorType> inferClamp(InferenceContext &ctx) {
+  if (!requireAccepted(ctx, 0, Accepts::Numeric) || !checkClamp(ctx))
+    return {};
+  return {ctx.operands[0]};
+}
+
+std::vector<TensorType> inferGelu(InferenceContext &ctx) {
+  if (!requireAccepted(ctx, 0, Accepts::Float) || !checkGelu(ctx))
+    return {};
+  return {ctx.operands[0]};
+}
+
+std::vector<TensorType> inferCast(InferenceContext &ctx) {
+  // The verifier checked that the required attribute names a dtype.
+  std::optional<DType> to = getDTypeAttr(ctx.node, "dtype");
+  return {TensorType{*to, ctx.operands[0].shape}};
+}
+
+/// Binary ops with explicit numpy-style broadcasting of the two operands;
+/// comparisons (`Bool`) give a bool tensor.
+template <Accepts A, bool Bool>
+std::vector<TensorType> inferBinary(InferenceContext &ctx) {
+  if (!ctx.requireSameDType(0, 1) || !requireAccepted(ctx, 0, A))
+    return {};
+  auto shape = broadcastOperands(ctx, {0, 1});
+  if (!shape)
+    return {};
+  return {TensorType{Bool ? DType::Bool : ctx.operands[0].dtype,
+                     std::move(*shape)}};
+}
+
+/// select(condition, a, b): all three broadcast together.
+std::vector<TensorType> inferSelect(InferenceContext &ctx) {
+  if (ctx.operands[0].dtype != DType::Bool) {
+    ctx.fail(ctx.operandLoc(0), "bad-dtype",
+             "the condition (operand 0) of 'select' node '" + ctx.node.name +
+                 "' must be bool, not " +
+                 dtypeName(ctx.operands[0].dtype).str() +
+                 "; compare with 'ne' against 0 to get a bool");
+    return {};
+  }
+  if (!ctx.requireSameDType(1, 2))
+    return {};
+  auto shape = broadcastOperands(ctx, {0, 1, 2});
+  if (!shape)
+    return {};
+  return {TensorType{ctx.operands[1].dtype, std::move(*shape)}};
 }
 
 } // namespace
 
 void txc::registerElementwiseShapeRules(ShapeRuleTable &table) {
-  for (OpKind kind : {OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div})
-    table.add(kind, inferBroadcastBinary);
-  table.add(OpKind::Relu, inferUnary);
+  for (OpKind kind : {OpKind::Neg, OpKind::Abs, OpKind::Sign, OpKind::Floor,
+                      OpKind::Ceil, OpKind::Round, OpKind::Relu})
+    table.add(kind, inferUnary<Accepts::Numeric>);
+  for (OpKind kind :
+       {OpKind::Exp, OpKind::Log, OpKind::Log1p, OpKind::Sqrt, OpKind::Rsqrt,
+        OpKind::Reciprocal, OpKind::Tanh, OpKind::Sigmoid, OpKind::Erf,
+        OpKind::Sin, OpKind::Cos, OpKind::Silu, OpKind::LeakyRelu})
+    table.add(kind, inferUnary<Accepts::Float>);
+  table.add(OpKind::Not, inferUnary<Accepts::IntegerOrBool>);
+  table.add(OpKind::Gelu, inferGelu);
+  table.add(OpKind::Clamp, inferClamp);
+  table.add(OpKind::Cast, inferCast);
+
+  for (OpKind kind : {OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div,
+                      OpKind::Mod, OpKind::Pow})
+    table.add(kind, inferBinary<Accepts::Numeric, false>);
+  for (OpKind kind : {OpKind::Maximum, OpKind::Minimum})
+    table.add(kind, inferBinary<Accepts::Any, false>);
+  for (OpKind kind :
+       {OpKind::Eq, OpKind::Ne, OpKind::Lt, OpKind::Le, OpKind::Gt, OpKind::Ge})
+    table.add(kind, inferBinary<Accepts::Any, true>);
+  for (OpKind kind : {OpKind::And, OpKind::Or, OpKind::Xor})
+    table.add(kind, inferBinary<Accepts::IntegerOrBool, false>);
+  table.add(OpKind::Select, inferSelect);
 }
