@@ -14,6 +14,10 @@
 
 #include <memory>
 
+namespace mlir {
+class RewritePatternSet;
+} // namespace mlir
+
 namespace txc {
 
 /// Rewrites `add(matmul(A, B, fill(0)), bias)` so that the matmul accumulates
@@ -28,9 +32,13 @@ std::unique_ptr<mlir::Pass> createTileAndVectorizePass(VectorTarget target);
 
 /// After bufferization: folds subviews into transfers, hoists loop-invariant
 /// accumulators out of reduction loops, lowers contractions to FMAs and
-/// transfers to plain loads/stores, and replaces f32 math functions on
-/// vectors by polynomial approximations.
+/// transfers to plain loads/stores, and computes f32 exp on vectors inline
+/// (populateVectorExpPatterns).
 std::unique_ptr<mlir::Pass> createLowerVectorsPass();
+
+/// `math.exp` on f32 vectors as a branch-free polynomial of about 1 ulp
+/// that keeps subnormal results (VectorExp.cpp).
+void populateVectorExpPatterns(mlir::RewritePatternSet &patterns);
 
 /// Removes `materialize_in_destination` of outputs already computed in
 /// place from their output argument (on tensors).

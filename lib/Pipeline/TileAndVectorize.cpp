@@ -412,13 +412,25 @@ void Strategy::tileElementwise(linalg::LinalgOp op) {
   peel(rewriter, tiled->loops.back());
 }
 
+/// Whether `op` reads or writes a bool (i1) tensor. Such ops stay scalar:
+/// a bool buffer holds one byte per element, but LLVM loads and stores
+/// vectors of i1 as packed bits, so vector transfers of them would read and
+/// write the wrong bytes.
+bool touchesBoolMemory(linalg::LinalgOp op) {
+  return llvm::any_of(op->getOperands(), [](Value operand) {
+    auto shaped = dyn_cast<ShapedType>(operand.getType());
+    return shaped && shaped.getElementType().isInteger(1);
+  });
+}
+
 /// Vectorizes every linalg op under `root` whose iteration space is static
 /// and small, then folds the tensor slices into vector transfers.
 void vectorizeStaticOps(Operation *root, RewriterBase &rewriter) {
   SmallVector<linalg::LinalgOp> candidates;
   root->walk([&](linalg::LinalgOp op) {
     if (op.hasPureTensorSemantics() && hasStaticShape(op) &&
-        iterationSpaceSize(op) <= kMaxVectorElements)
+        iterationSpaceSize(op) <= kMaxVectorElements &&
+        !touchesBoolMemory(op))
       candidates.push_back(op);
   });
   for (linalg::LinalgOp op : candidates) {
