@@ -21,18 +21,10 @@
 
 int main(int argc, char **argv) {
   int64_t seq = 6;
-  const char *dump = NULL;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc)
-      dump = argv[++i];
-    else
-      seq = atoll(argv[i]);
-  }
-  if (seq < ATTENTION_SYMBOL_S_MIN || seq > ATTENTION_SYMBOL_S_MAX) {
-    fprintf(stderr, "S must be in [%lld, %lld]\n",
-            (long long)ATTENTION_SYMBOL_S_MIN, (long long)ATTENTION_SYMBOL_S_MAX);
+  const char *dump;
+  if (txc_sample_args(argc, argv, "S", ATTENTION_SYMBOL_S_MIN, ATTENTION_SYMBOL_S_MAX,
+                      &seq, &dump) != 0)
     return 2;
-  }
 
   /* The block maps [S,32] to [S,32]; ATTENTION_OUTPUT_Y_MAX_BYTES would fit
      any S, but the exact size is known here. */

@@ -21,22 +21,30 @@
 #define FEATURES 8
 #define UNITS 4
 
+/* The descriptors of one call on x[B,8], writing y[B,4] and took_then. */
+struct call {
+  txc_tensor inputs[BRANCH_NUM_INPUTS], outputs[BRANCH_NUM_OUTPUTS];
+  unsigned char took_then;
+};
+
+static void describe(struct call *c, float *x, int64_t batch, float *y) {
+  int64_t x_dims[2] = {batch, FEATURES}, y_dims[2] = {batch, UNITS};
+  c->took_then = 0xCD; /* the call writes 0 or 1 */
+  c->inputs[BRANCH_INPUT_X] = txc_sample_tensor(x, TXC_DTYPE_F32, 2, x_dims);
+  c->outputs[BRANCH_OUTPUT_Y] = txc_sample_tensor(y, TXC_DTYPE_F32, 2, y_dims);
+  c->outputs[BRANCH_OUTPUT_took_then] =
+      txc_sample_tensor(&c->took_then, TXC_DTYPE_BOOL, 0, NULL);
+}
+
 /* Runs the program on x[B,8]; returns 0 if it succeeded and took the branch
    that the sign of sum(x) calls for. */
 static int run_once(const char *label, float *x, int64_t batch, float *y,
                     const char *dump) {
-  int64_t x_dims[2] = {batch, FEATURES}, y_dims[2] = {batch, UNITS};
-  unsigned char took_then = 0xCD; /* the call writes 0 or 1 */
-  txc_tensor inputs[BRANCH_NUM_INPUTS];
-  inputs[BRANCH_INPUT_X] = txc_sample_tensor(x, TXC_DTYPE_F32, 2, x_dims);
-  txc_tensor outputs[BRANCH_NUM_OUTPUTS];
-  outputs[BRANCH_OUTPUT_Y] = txc_sample_tensor(y, TXC_DTYPE_F32, 2, y_dims);
-  outputs[BRANCH_OUTPUT_took_then] =
-      txc_sample_tensor(&took_then, TXC_DTYPE_BOOL, 0, NULL);
-
+  struct call c;
+  describe(&c, x, batch, y);
   txc_status status;
   char message[512];
-  int32_t rc = branch_run(inputs, BRANCH_NUM_INPUTS, outputs,
+  int32_t rc = branch_run(c.inputs, BRANCH_NUM_INPUTS, c.outputs,
                           BRANCH_NUM_OUTPUTS, &status);
   if (rc != TXC_OK) {
     branch_error_message(&status, message, sizeof message);
@@ -47,20 +55,20 @@ static int run_once(const char *label, float *x, int64_t batch, float *y,
   for (int64_t i = 0; i < batch * FEATURES; ++i)
     sum += x[i];
   printf("%s: sum(X) = %.4f, took_then = %d, so Y = %s:\n", label, sum,
-         (int)took_then,
-         took_then == 1 ? "relu(X*Wt^T + bt)" : "tanh((-X)*We^T)");
+         (int)c.took_then,
+         c.took_then == 1 ? "relu(X*Wt^T + bt)" : "tanh((-X)*We^T)");
   txc_sample_print_rows(y, batch, UNITS, 4);
-  if (took_then != (sum > 0 ? 1 : 0)) {
+  if (c.took_then != (sum > 0 ? 1 : 0)) {
     fprintf(stderr, "the wrong branch ran\n");
     return 1;
   }
   if (dump) {
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s/%s", dump, took_then ? "then" : "else");
-    if (txc_sample_write_npy(dir, "X", &inputs[BRANCH_INPUT_X]) != 0 ||
-        txc_sample_write_npy(dir, "Y", &outputs[BRANCH_OUTPUT_Y]) != 0 ||
+    snprintf(dir, sizeof dir, "%s/%s", dump, c.took_then ? "then" : "else");
+    if (txc_sample_write_npy(dir, "X", &c.inputs[BRANCH_INPUT_X]) != 0 ||
+        txc_sample_write_npy(dir, "Y", &c.outputs[BRANCH_OUTPUT_Y]) != 0 ||
         txc_sample_write_npy(dir, "took_then",
-                             &outputs[BRANCH_OUTPUT_took_then]) != 0) {
+                             &c.outputs[BRANCH_OUTPUT_took_then]) != 0) {
       fprintf(stderr, "cannot write the .npy files to %s\n", dir);
       return 1;
     }
@@ -70,18 +78,10 @@ static int run_once(const char *label, float *x, int64_t batch, float *y,
 
 int main(int argc, char **argv) {
   int64_t batch = 3;
-  const char *dump = NULL;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc)
-      dump = argv[++i];
-    else
-      batch = atoll(argv[i]);
-  }
-  if (batch < BRANCH_SYMBOL_B_MIN || batch > BRANCH_SYMBOL_B_MAX) {
-    fprintf(stderr, "B must be in [%lld, %lld]\n",
-            (long long)BRANCH_SYMBOL_B_MIN, (long long)BRANCH_SYMBOL_B_MAX);
+  const char *dump;
+  if (txc_sample_args(argc, argv, "B", BRANCH_SYMBOL_B_MIN, BRANCH_SYMBOL_B_MAX,
+                      &batch, &dump) != 0)
     return 2;
-  }
 
   int64_t count = batch * FEATURES;
   float *x = malloc((size_t)count * sizeof(float));
@@ -101,17 +101,12 @@ int main(int argc, char **argv) {
     return 1;
 
   /* Break the contract: X as f64. Rejected before any memory is read. */
-  int64_t x_dims[2] = {batch, FEATURES}, y_dims[2] = {batch, UNITS};
-  unsigned char took_then = 0;
-  txc_tensor inputs[BRANCH_NUM_INPUTS], outputs[BRANCH_NUM_OUTPUTS];
-  inputs[BRANCH_INPUT_X] = txc_sample_tensor(x, TXC_DTYPE_F64, 2, x_dims);
-  inputs[BRANCH_INPUT_X].size_bytes = count * (int64_t)sizeof(float);
-  outputs[BRANCH_OUTPUT_Y] = txc_sample_tensor(y, TXC_DTYPE_F32, 2, y_dims);
-  outputs[BRANCH_OUTPUT_took_then] =
-      txc_sample_tensor(&took_then, TXC_DTYPE_BOOL, 0, NULL);
+  struct call c;
+  describe(&c, x, batch, y);
+  c.inputs[BRANCH_INPUT_X].dtype = TXC_DTYPE_F64;
   txc_status status;
   char message[512];
-  int32_t rc = branch_run(inputs, BRANCH_NUM_INPUTS, outputs,
+  int32_t rc = branch_run(c.inputs, BRANCH_NUM_INPUTS, c.outputs,
                           BRANCH_NUM_OUTPUTS, &status);
   branch_error_message(&status, message, sizeof message);
   printf("\n");

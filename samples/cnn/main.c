@@ -21,18 +21,10 @@
 
 int main(int argc, char **argv) {
   int64_t batch = 3;
-  const char *dump = NULL;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc)
-      dump = argv[++i];
-    else
-      batch = atoll(argv[i]);
-  }
-  if (batch < CNN_SYMBOL_B_MIN || batch > CNN_SYMBOL_B_MAX) {
-    fprintf(stderr, "B must be in [%lld, %lld]\n", (long long)CNN_SYMBOL_B_MIN,
-            (long long)CNN_SYMBOL_B_MAX);
+  const char *dump;
+  if (txc_sample_args(argc, argv, "B", CNN_SYMBOL_B_MIN, CNN_SYMBOL_B_MAX,
+                      &batch, &dump) != 0)
     return 2;
-  }
 
   /* Image n has a diagonal stripe pattern whose period and phase depend on
      n and the channel, plus a bright square whose place depends on n. */

@@ -15,7 +15,29 @@
 #endif
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* Reads the driver's arguments, `[VALUE] [--dump DIR]`: VALUE (default
+   `*value`) is the symbol named `symbol`, which must lie in [min, max].
+   Returns 0, or 2 after printing a usage error. */
+static inline int txc_sample_args(int argc, char **argv, const char *symbol,
+                                  int64_t min, int64_t max, int64_t *value,
+                                  const char **dump) {
+  *dump = NULL;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc)
+      *dump = argv[++i];
+    else
+      *value = atoll(argv[i]);
+  }
+  if (*value < min || *value > max) {
+    fprintf(stderr, "usage: %s [%s] [--dump DIR]; %s must be in [%lld, %lld]\n",
+            argv[0], symbol, symbol, (long long)min, (long long)max);
+    return 2;
+  }
+  return 0;
+}
 
 /* Bytes per element of a TXC_DTYPE_* code, 0 if unknown. */
 static inline int64_t txc_sample_dtype_size(int32_t dtype) {

@@ -16,18 +16,10 @@
 
 int main(int argc, char **argv) {
   int64_t batch = 4;
-  const char *dump = NULL;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc)
-      dump = argv[++i];
-    else
-      batch = atoll(argv[i]);
-  }
-  if (batch < MLP_SYMBOL_B_MIN || batch > MLP_SYMBOL_B_MAX) {
-    fprintf(stderr, "B must be in [%lld, %lld]\n", (long long)MLP_SYMBOL_B_MIN,
-            (long long)MLP_SYMBOL_B_MAX);
+  const char *dump;
+  if (txc_sample_args(argc, argv, "B", MLP_SYMBOL_B_MIN, MLP_SYMBOL_B_MAX,
+                      &batch, &dump) != 0)
     return 2;
-  }
 
   float *x = malloc((size_t)batch * 16 * sizeof(float));
   if (!x)
