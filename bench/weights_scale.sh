@@ -91,7 +91,7 @@ cd "$work"
 run "embedded" -o scale.o --manifest scale.manifest.json
 object_bytes=$(stat -c %s scale.o)
 section_hex=$(/usr/lib/llvm-19/bin/llvm-readelf -S -W scale.o | awk '/\.rodata\.txc_weights/ { print $6 }')
-section_bytes=$((16#$section_hex))
+section_bytes=$((16#${section_hex:-0}))
 echo "   object               $object_bytes bytes; .rodata.txc_weights $section_bytes bytes; code and the rest $((object_bytes - section_bytes)) bytes"
 rm -f scale.o
 
