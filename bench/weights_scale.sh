@@ -90,7 +90,9 @@ echo "weights file: $weights_bytes bytes"
 cd "$work"
 run "embedded" -o scale.o --manifest scale.manifest.json
 object_bytes=$(stat -c %s scale.o)
-section_hex=$(/usr/lib/llvm-19/bin/llvm-readelf -S -W scale.o | awk '/\.rodata\.txc_weights/ { print $6 }')
+# The columns after the name: type, address, offset, size.
+section_hex=$(/usr/lib/llvm-19/bin/llvm-readelf -S -W scale.o |
+  sed -n 's/.*\.rodata\.txc_weights  *PROGBITS  *[0-9a-f]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')
 section_bytes=$((16#${section_hex:-0}))
 echo "   object               $object_bytes bytes; .rodata.txc_weights $section_bytes bytes; code and the rest $((object_bytes - section_bytes)) bytes"
 rm -f scale.o
