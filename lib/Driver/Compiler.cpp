@@ -13,9 +13,8 @@
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/MC/MCSubtargetInfo.h"
-#include "llvm/Target/TargetMachine.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Target/TargetMachine.h"
@@ -239,9 +238,8 @@ Compiler::compileObject(const CheckedProgram &checked, const TargetSpec &spec,
   mlir::TimingScope timing = timingManager.getRootScope();
   PipelineOptions options = pipelineOptionsFor(**machine, spec.optLevel);
   llvm::LLVMContext llvmContext;
-  WeightsPlan weights = planWeights(*checked.program,
-                                    checked.contract.entryPrefix,
-                                    WeightsMode::Embedded);
+  WeightsPlan weights = planWeights(
+      *checked.program, checked.contract.entryPrefix, WeightsMode::Embedded);
   std::unique_ptr<llvm::Module> module = buildLLVMModule(
       checked, llvmContext, **machine, options, diags, timing, weights);
   if (!module)

@@ -98,9 +98,10 @@ loadProgramTimed(llvm::StringRef path, llvm::StringRef entryPrefix,
   return result;
 }
 
-std::unique_ptr<CheckedProgram>
-txc::loadProgram(llvm::StringRef path, llvm::StringRef entryPrefix,
-                 DiagnosticEngine &diags, const ReaderOptions &reader) {
+std::unique_ptr<CheckedProgram> txc::loadProgram(llvm::StringRef path,
+                                                 llvm::StringRef entryPrefix,
+                                                 DiagnosticEngine &diags,
+                                                 const ReaderOptions &reader) {
   mlir::DefaultTimingManager timing;
   mlir::TimingScope root = timing.getRootScope();
   return loadProgramTimed(path, entryPrefix, reader, diags, root);
@@ -198,9 +199,9 @@ static bool emitObjectFile(llvm::Module &module, llvm::TargetMachine &machine,
       (*object)->getMemBufferRef(), weights,
       [&](uint64_t offset, llvm::ArrayRef<uint8_t> bytes) -> llvm::Error {
         while (!bytes.empty()) {
-          ssize_t n = ::pwrite(out.fd(), bytes.data(),
-                               std::min<size_t>(bytes.size(), 1u << 30),
-                               off_t(offset));
+          ssize_t n =
+              ::pwrite(out.fd(), bytes.data(),
+                       std::min<size_t>(bytes.size(), 1u << 30), off_t(offset));
           if (n < 0) {
             if (errno == EINTR)
               continue;
@@ -304,8 +305,8 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
                     llvm::toString(streamed.takeError()));
         return diags.exitCode();
       }
-      if (!emitObjectFile(*llvmModule, **machine, program, weights,
-                          **streamed, diags))
+      if (!emitObjectFile(*llvmModule, **machine, program, weights, **streamed,
+                          diags))
         return diags.exitCode();
       primaryStreamed = true;
     } else {

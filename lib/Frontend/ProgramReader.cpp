@@ -87,8 +87,7 @@ private:
   /// Reads 'file' and 'tensor' of a constant from a weights file.
   bool readFileReference(const JsonValue &item, llvm::StringRef pointer,
                          const JsonValue &fileValue,
-                         const JsonValue *tensorValue,
-                         ConstantDecl &constant);
+                         const JsonValue *tensorValue, ConstantDecl &constant);
   /// Opens (once per file) and checks the constant's weights file, checks
   /// the tensor against the declared dtype and shape, and points the
   /// constant's data at the tensor's bytes.
@@ -816,11 +815,11 @@ void ProgramReader::readConstants(const JsonValue &list,
                            [](const ShapeExpr &d) { return d.isConstant(); }))
             error(*shape, sptr, "limit",
                   "constant '" + constant.name + "' has more than " +
-                      (fromFile ? std::string("2^48 elements")
-                                : std::to_string(
-                                      ProgramLimits::kMaxInlineElements) +
-                                      " elements, the limit for inline "
-                                      "data"));
+                      (fromFile
+                           ? std::string("2^48 elements")
+                           : std::to_string(ProgramLimits::kMaxInlineElements) +
+                                 " elements, the limit for inline "
+                                 "data"));
           parsedShape.reset();
         } else if (!fromFile) {
           inlineElements += count;
@@ -935,9 +934,8 @@ bool ProgramReader::loadWeights(ConstantDecl &constant, const Loc &dtypeLoc,
   // a broken file is reported at the first constant that uses it.
   auto cached = weightsFiles.find(*resolved);
   if (cached == weightsFiles.end()) {
-    auto opened = WeightsFile::open(
-        *resolved, constant.file,
-        *WeightsFile::formatOf(constant.file));
+    auto opened = WeightsFile::open(*resolved, constant.file,
+                                    *WeightsFile::formatOf(constant.file));
     std::shared_ptr<WeightsFile> loaded;
     if (opened)
       loaded = std::move(*opened);
@@ -956,15 +954,15 @@ bool ProgramReader::loadWeights(ConstantDecl &constant, const Loc &dtypeLoc,
   if (weights.format() == WeightsFile::Format::Safetensors) {
     what = "tensor '" + constant.tensor + "' of '" + constant.file + "'";
     if (!entry) {
-      std::string message = "constant '" + constant.name +
-                            "': weights file '" + constant.file +
-                            "' has no tensor '" + constant.tensor + "'";
+      std::string message = "constant '" + constant.name + "': weights file '" +
+                            constant.file + "' has no tensor '" +
+                            constant.tensor + "'";
       llvm::StringRef best;
       unsigned bestDistance = 4;
       for (const WeightsFile::Entry &candidate : weights.entries()) {
-        unsigned distance = llvm::StringRef(constant.tensor)
-                                .edit_distance(candidate.name, true,
-                                               bestDistance);
+        unsigned distance =
+            llvm::StringRef(constant.tensor)
+                .edit_distance(candidate.name, true, bestDistance);
         if (distance < bestDistance) {
           bestDistance = distance;
           best = candidate.name;
@@ -989,20 +987,18 @@ bool ProgramReader::loadWeights(ConstantDecl &constant, const Loc &dtypeLoc,
 
   bool ok = true;
   if (!entry->dtype) {
-    diags.error(DiagCategory::Invalid, "weights-mismatch", file.name(),
-                dtypeLoc,
-                "constant '" + constant.name + "' is declared " +
-                    dtypeName(constant.type.dtype) + ", but " + what +
-                    " has dtype " + entry->dtypeText +
-                    ", which txc does not support");
+    diags.error(
+        DiagCategory::Invalid, "weights-mismatch", file.name(), dtypeLoc,
+        "constant '" + constant.name + "' is declared " +
+            dtypeName(constant.type.dtype) + ", but " + what + " has dtype " +
+            entry->dtypeText + ", which txc does not support");
     ok = false;
   } else if (*entry->dtype != constant.type.dtype) {
-    diags.error(DiagCategory::Invalid, "weights-mismatch", file.name(),
-                dtypeLoc,
-                "constant '" + constant.name + "' is declared " +
-                    dtypeName(constant.type.dtype) + ", but " + what +
-                    " has dtype " + entry->dtypeText + " (" +
-                    dtypeName(*entry->dtype) + ")");
+    diags.error(
+        DiagCategory::Invalid, "weights-mismatch", file.name(), dtypeLoc,
+        "constant '" + constant.name + "' is declared " +
+            dtypeName(constant.type.dtype) + ", but " + what + " has dtype " +
+            entry->dtypeText + " (" + dtypeName(*entry->dtype) + ")");
     ok = false;
   }
   bool sameShape = entry->shape.size() == constant.type.shape.size();

@@ -50,13 +50,13 @@ struct SafetensorsDType {
 
 // The dtypes of the safetensors format; txc has the first ten.
 const SafetensorsDType kSafetensorsDTypes[] = {
-    {"F32", 4, DType::F32},      {"F64", 8, DType::F64},
-    {"F16", 2, DType::F16},      {"BF16", 2, DType::BF16},
-    {"I8", 1, DType::I8},        {"I16", 2, DType::I16},
-    {"I32", 4, DType::I32},      {"I64", 8, DType::I64},
-    {"U8", 1, DType::U8},        {"BOOL", 1, DType::Bool},
-    {"U16", 2, std::nullopt},    {"U32", 4, std::nullopt},
-    {"U64", 8, std::nullopt},    {"F8_E4M3", 1, std::nullopt},
+    {"F32", 4, DType::F32},       {"F64", 8, DType::F64},
+    {"F16", 2, DType::F16},       {"BF16", 2, DType::BF16},
+    {"I8", 1, DType::I8},         {"I16", 2, DType::I16},
+    {"I32", 4, DType::I32},       {"I64", 8, DType::I64},
+    {"U8", 1, DType::U8},         {"BOOL", 1, DType::Bool},
+    {"U16", 2, std::nullopt},     {"U32", 4, std::nullopt},
+    {"U64", 8, std::nullopt},     {"F8_E4M3", 1, std::nullopt},
     {"F8_E5M2", 1, std::nullopt},
 };
 } // namespace
@@ -125,8 +125,8 @@ txc::resolveWeightsPath(llvm::StringRef programPath, llvm::StringRef written,
         if (fs::status(current, status, /*follow=*/false))
           break; // missing: opening it reports that
         if (fs::is_symlink_file(status)) {
-          problem = "goes through the symbolic link '" +
-                    std::string(relative) + "'";
+          problem =
+              "goes through the symbolic link '" + std::string(relative) + "'";
           break;
         }
       }
@@ -154,8 +154,8 @@ txc::resolveWeightsPath(llvm::StringRef programPath, llvm::StringRef written,
   llvm::SmallString<256> real;
   if (std::error_code ec = fs::real_path(full, real))
     return weightsError(DiagCategory::IO, "weights-io",
-                        "cannot read weights file '" + written + "': " +
-                            ec.message());
+                        "cannot read weights file '" + written +
+                            "': " + ec.message());
   for (const std::string &dir : allowedDirs) {
     llvm::SmallString<256> realDir;
     if (fs::real_path(dir, realDir))
@@ -173,8 +173,7 @@ txc::resolveWeightsPath(llvm::StringRef programPath, llvm::StringRef written,
 // Opening and checking
 //===----------------------------------------------------------------------===//
 
-std::optional<WeightsFile::Format>
-WeightsFile::formatOf(llvm::StringRef path) {
+std::optional<WeightsFile::Format> WeightsFile::formatOf(llvm::StringRef path) {
   llvm::StringRef extension = llvm::sys::path::extension(path);
   if (extension == ".npy")
     return Format::Npy;
@@ -197,8 +196,8 @@ const WeightsFile::Entry *WeightsFile::find(llvm::StringRef tensorName) const {
 Blob WeightsFile::bytes(const Entry &entry) const {
   Blob blob;
   blob.owner = buffer;
-  blob.data =
-      reinterpret_cast<const uint8_t *>(buffer->getBufferStart()) + entry.offset;
+  blob.data = reinterpret_cast<const uint8_t *>(buffer->getBufferStart()) +
+              entry.offset;
   blob.size = entry.size;
   return blob;
 }
@@ -218,8 +217,10 @@ public:
 private:
   llvm::Error fail(const llvm::Twine &why) {
     return weightsError(DiagCategory::IO, "weights-format",
-                        "weights file '" + name + "' is not a valid "
-                        ".safetensors file: " + why);
+                        "weights file '" + name +
+                            "' is not a valid "
+                            ".safetensors file: " +
+                            why);
   }
   llvm::Error readEntry(const JsonMember &member, uint64_t dataSize,
                         WeightsFile::Entry &entry);
@@ -285,16 +286,16 @@ llvm::Error SafetensorsParser::readEntry(const JsonMember &member,
   if (end > dataSize)
     return fail("'data_offsets' of " + what + " is [" + llvm::Twine(begin) +
                 ", " + llvm::Twine(end) + "], past the end of the data (" +
-                llvm::Twine(dataSize) + " bytes); the file is truncated or "
+                llvm::Twine(dataSize) +
+                " bytes); the file is truncated or "
                 "its header is wrong");
   if (overflow || needed != end - begin)
-    return fail(what + " has dtype " + entry.dtypeText + " and shape " +
-                npyShapeString(entry.shape) + ", which need " +
-                (overflow ? std::string("more than 2^64")
-                          : std::to_string(needed)) +
-                " bytes, but its 'data_offsets' [" + llvm::Twine(begin) +
-                ", " + llvm::Twine(end) + "] hold " +
-                llvm::Twine(end - begin));
+    return fail(
+        what + " has dtype " + entry.dtypeText + " and shape " +
+        npyShapeString(entry.shape) + ", which need " +
+        (overflow ? std::string("more than 2^64") : std::to_string(needed)) +
+        " bytes, but its 'data_offsets' [" + llvm::Twine(begin) + ", " +
+        llvm::Twine(end) + "] hold " + llvm::Twine(end - begin));
   entry.name = member.key;
   entry.offset = begin; // relative to the data until parse() adds the start
   entry.size = end - begin;
@@ -320,8 +321,7 @@ llvm::Expected<std::vector<WeightsFile::Entry>> SafetensorsParser::parse() {
   if (!text.starts_with("{"))
     return fail("the header does not start with '{'");
 
-  auto header =
-      std::make_shared<SourceFile>(name + " (header)", text.str());
+  auto header = std::make_shared<SourceFile>(name + " (header)", text.str());
   DiagnosticEngine jsonDiags;
   std::unique_ptr<JsonValue> root =
       parseJson(*header, jsonDiags, ProgramLimits::kMaxJsonDepth);
@@ -342,9 +342,8 @@ llvm::Expected<std::vector<WeightsFile::Entry>> SafetensorsParser::parse() {
   for (const JsonMember &member : root->members()) {
     if (member.key == "__metadata__") {
       if (!member.value.isObject() ||
-          !llvm::all_of(member.value.members(), [](const JsonMember &m) {
-            return m.value.isString();
-          }))
+          !llvm::all_of(member.value.members(),
+                        [](const JsonMember &m) { return m.value.isString(); }))
         return fail("'__metadata__' must be an object of strings");
       continue;
     }
@@ -382,8 +381,8 @@ WeightsFile::open(llvm::StringRef path, llvm::StringRef displayName,
     if (error == ELOOP)
       why = "it is a symbolic link";
     return weightsError(DiagCategory::IO, "weights-io",
-                        "cannot read weights file '" + displayName + "': " +
-                            why);
+                        "cannot read weights file '" + displayName +
+                            "': " + why);
   };
   // Opened once: the checks and the bytes the compiler uses are of the
   // same file even if the path changes meanwhile.
@@ -409,8 +408,8 @@ WeightsFile::open(llvm::StringRef path, llvm::StringRef displayName,
   ::close(fd);
   if (!buffer)
     return weightsError(DiagCategory::IO, "weights-io",
-                        "cannot read weights file '" + displayName + "': " +
-                            buffer.getError().message());
+                        "cannot read weights file '" + displayName +
+                            "': " + buffer.getError().message());
 
   std::unique_ptr<WeightsFile> file(new WeightsFile());
   file->fileFormat = format;
@@ -423,8 +422,7 @@ WeightsFile::open(llvm::StringRef path, llvm::StringRef displayName,
     auto header = parseNpyHeader(bytes, displayName);
     if (!header)
       return weightsError(DiagCategory::IO, "weights-format",
-                          "weights file " +
-                              llvm::toString(header.takeError()));
+                          "weights file " + llvm::toString(header.takeError()));
     Entry entry;
     entry.dtypeText = header->descr;
     entry.dtype = header->dtype;

@@ -240,7 +240,7 @@ std::string txc::npyShapeString(llvm::ArrayRef<int64_t> shape) {
 }
 
 llvm::Expected<NpyHeader> txc::parseNpyHeader(llvm::ArrayRef<uint8_t> bytes,
-                                               llvm::StringRef name) {
+                                              llvm::StringRef name) {
   auto fail = [&](const llvm::Twine &why) {
     return llvm::createStringError("'%s': %s", name.str().c_str(),
                                    why.str().c_str());

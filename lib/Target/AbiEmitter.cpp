@@ -164,10 +164,9 @@ void EntryPointEmitter::failIf(IRBuilder<> &b, FailExit &exit, Value *failed,
            expectedMin, expectedMax, actual);
 }
 
-void EntryPointEmitter::failWith(IRBuilder<> &b, FailExit &exit,
-                                 Value *failed, ArrayRef<int32_t> ids,
-                                 Value *expectedMin, Value *expectedMax,
-                                 Value *actual) {
+void EntryPointEmitter::failWith(IRBuilder<> &b, FailExit &exit, Value *failed,
+                                 ArrayRef<int32_t> ids, Value *expectedMin,
+                                 Value *expectedMax, Value *actual) {
   BasicBlock *from = b.GetInsertBlock();
   BasicBlock *next = BasicBlock::Create(context, "guard.ok", from->getParent(),
                                         exit.block);
@@ -391,8 +390,8 @@ void EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
     args.append(strides.begin(), strides.end());
   };
   auto addMemRef = [&](Value *array, unsigned index, const TensorType &type) {
-    addPointer(load(b, ptr, descriptor(b, array, index),
-                    AbiLayout::kTensorData, "data"),
+    addPointer(load(b, ptr, descriptor(b, array, index), AbiLayout::kTensorData,
+                    "data"),
                type);
   };
   for (unsigned i = 0; i < contract.inputs.size(); ++i)
@@ -437,9 +436,8 @@ void EntryPointEmitter::emitRun() {
         i32, {ptr, i64, ptr, i64, ptr, i64, ptr}, /*isVarArg=*/false);
     function = Function::Create(type, GlobalValue::ExternalLinkage,
                                 runWithWeightsSymbol(contract), module);
-    const char *argNames[] = {"weights", "weights_size", "inputs",
-                              "num_inputs", "outputs", "num_outputs",
-                              "status"};
+    const char *argNames[] = {"weights", "weights_size", "inputs", "num_inputs",
+                              "outputs", "num_outputs",  "status"};
     for (unsigned i = 0; i < 7; ++i)
       function->getArg(i)->setName(argNames[i]);
     function->addFnAttr(Attribute::NoUnwind);
@@ -447,7 +445,8 @@ void EntryPointEmitter::emitRun() {
   } else {
     function = createEntryPoint(contract.runSymbol());
   }
-  Value *inputs = function->getArg(first), *numInputs = function->getArg(first + 1);
+  Value *inputs = function->getArg(first),
+        *numInputs = function->getArg(first + 1);
   Value *outputs = function->getArg(first + 2);
   Value *numOutputs = function->getArg(first + 3);
   Value *status = function->getArg(first + 4);
@@ -460,26 +459,26 @@ void EntryPointEmitter::emitRun() {
   emitGuards(b, exit, inputs, numInputs, outputs, numOutputs,
              /*checkOutputs=*/true, state);
   writeOutputShapes(b, outputs, state);
-  callKernel(b, inputs, outputs, state, external ? function->getArg(0) : nullptr);
+  callKernel(b, inputs, outputs, state,
+             external ? function->getArg(0) : nullptr);
   writeSuccess(b, status);
 }
 
 void EntryPointEmitter::emitWeightsChecks(IRBuilder<> &b, FailExit &exit,
                                           Value *blob, Value *blobSize) {
   auto ids = [&](WeightsCheck check) {
-    return SmallVector<int32_t>{kWeightsStatusCode, -1,
-                                int32_t(TensorSide::None), -1,
-                                int32_t(check), -1};
+    return SmallVector<int32_t>{
+        kWeightsStatusCode, -1, int32_t(TensorSide::None), -1,
+        int32_t(check),     -1};
   };
   // Before anything is read: a usable pointer...
   Value *address = b.CreatePtrToInt(blob, i64, "weights_address");
   Constant *alignment = c64(int64_t(WeightsBlobLayout::kAlignment));
   Value *badPointer = b.CreateOr(
       b.CreateIsNull(blob),
-      b.CreateICmpNE(b.CreateAnd(address, c64(int64_t(
-                                              WeightsBlobLayout::kAlignment -
-                                              1))),
-                     c64(0)));
+      b.CreateICmpNE(
+          b.CreateAnd(address, c64(int64_t(WeightsBlobLayout::kAlignment - 1))),
+          c64(0)));
   failWith(b, exit, badPointer, ids(WeightsCheck::Pointer), alignment,
            alignment, address);
   // ... the size this object was compiled for ...
@@ -500,11 +499,10 @@ void EntryPointEmitter::emitWeightsChecks(IRBuilder<> &b, FailExit &exit,
         Align(8), "weights_marker");
     if (8 * word == WeightsBlobLayout::kFingerprintOffset)
       fingerprint = loaded;
-    differs = b.CreateOr(differs,
-                         b.CreateICmpNE(loaded, ConstantInt::get(i64, expected)));
+    differs = b.CreateOr(
+        differs, b.CreateICmpNE(loaded, ConstantInt::get(i64, expected)));
   }
-  Constant *expectedFingerprint =
-      ConstantInt::get(i64, weights->fingerprint);
+  Constant *expectedFingerprint = ConstantInt::get(i64, weights->fingerprint);
   failWith(b, exit, differs, ids(WeightsCheck::Marker), expectedFingerprint,
            expectedFingerprint, fingerprint);
 }

@@ -1,8 +1,8 @@
 //===- HeaderEmitter.cpp - The generated C99 header -----------------------===//
+#include "txc/Support/Version.h"
 #include "txc/Target/AbiEmitter.h"
 #include "txc/Target/ArtifactInfo.h"
 #include "txc/Target/Weights.h"
-#include "txc/Support/Version.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -138,14 +138,15 @@ std::string txc::emitCHeader(const Contract &contract,
        << runWithWeightsSymbol(contract) << R"(. */
 #ifndef TXC_E_WEIGHTS
 #define TXC_E_WEIGHTS )"
-       << kWeightsStatusCode << R"( /* the weights blob is NULL, misaligned, of the wrong size or another object's */
+       << kWeightsStatusCode
+       << R"( /* the weights blob is NULL, misaligned, of the wrong size or another object's */
 #endif
-#define )" << macro
-       << "_WEIGHTS_BYTES UINT64_C(" << weights->blobFileBytes << ")\n"
+#define )"
+       << macro << "_WEIGHTS_BYTES UINT64_C(" << weights->blobFileBytes << ")\n"
        << "#define " << macro << "_WEIGHTS_ALIGNMENT "
        << WeightsBlobLayout::kAlignment << "\n"
-       << "#define " << macro << "_WEIGHTS_FINGERPRINT UINT64_C("
-       << fingerprint << ")\n";
+       << "#define " << macro << "_WEIGHTS_FINGERPRINT UINT64_C(" << fingerprint
+       << ")\n";
     os << R"(
 /* Checks the weights blob (non-NULL, aligned to )"
        << macro << R"(_WEIGHTS_ALIGNMENT bytes,
@@ -156,7 +157,8 @@ std::string txc::emitCHeader(const Contract &contract,
    Otherwise as the run function of embedded weights: TXC_OK, or the code
    of the first failed guard without touching any tensor memory. status may
    be NULL. The blob is only read. */
-int32_t )" << runWithWeightsSymbol(contract)
+int32_t )"
+       << runWithWeightsSymbol(contract)
        << R"((const void *weights, size_t weights_size,
     const txc_tensor *inputs, int64_t num_inputs,
     txc_tensor *outputs, int64_t num_outputs, txc_status *status);
@@ -167,7 +169,8 @@ int32_t )" << runWithWeightsSymbol(contract)
    Returns TXC_OK, or the code of the first failed guard without touching
    any tensor memory. status may be NULL. Reentrant; no allocation other
    than temporaries, no I/O. */
-int32_t )" << contract.runSymbol()
+int32_t )"
+       << contract.runSymbol()
        << R"((const txc_tensor *inputs, int64_t num_inputs,
     txc_tensor *outputs, int64_t num_outputs, txc_status *status);
 )";
@@ -175,21 +178,23 @@ int32_t )" << contract.runSymbol()
   os << R"(
 /* Checks the input guards and writes each output's dtype, rank and dims
    (outputs[i].data and size_bytes are not used). */
-int32_t )" << contract.shapesSymbol()
+int32_t )"
+     << contract.shapesSymbol()
      << R"((const txc_tensor *inputs, int64_t num_inputs,
     txc_tensor *outputs, int64_t num_outputs, txc_status *status);
 
 /* Writes a message naming the failed guard, the tensor, the dimension, the
    expected value or range and the actual value, like snprintf: returns the
    length of the full message. */
-int32_t )" << contract.messageSymbol()
+int32_t )"
+     << contract.messageSymbol()
      << R"((const txc_status *status, char *buffer, size_t size);
 
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
 
-#endif /* )" << guard
-     << " */\n";
+#endif /* )"
+     << guard << " */\n";
   return text;
 }

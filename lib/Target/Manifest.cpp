@@ -5,10 +5,10 @@
 // environment, so compiling twice gives identical bytes.
 //
 //===----------------------------------------------------------------------===//
+#include "txc/Support/Version.h"
 #include "txc/Target/AbiEmitter.h"
 #include "txc/Target/ArtifactInfo.h"
 #include "txc/Target/Weights.h"
-#include "txc/Support/Version.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -73,8 +73,7 @@ static std::string hexWord(uint64_t value) {
 
 /// "weights" and "constants": where every constant lives.
 static void addConstants(json &manifest, const Program &program,
-                         const WeightsPlan &weights,
-                         const ArtifactInfo &info) {
+                         const WeightsPlan &weights, const ArtifactInfo &info) {
   bool external = weights.mode == WeightsMode::External;
   json summary;
   summary["mode"] = external ? "external" : "embedded";
@@ -145,8 +144,7 @@ std::string txc::emitManifest(const Contract &contract,
   target["features"] = info.target.features;
   target["opt_level"] = info.target.optLevel;
   manifest["target"] = std::move(target);
-  bool external =
-      info.weights && info.weights->mode == WeightsMode::External;
+  bool external = info.weights && info.weights->mode == WeightsMode::External;
   json entryPoints;
   if (external)
     entryPoints["run_with_weights"] = runWithWeightsSymbol(contract);

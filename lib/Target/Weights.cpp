@@ -48,9 +48,9 @@ std::string WeightsPlan::blobHeader() const {
 
 /// Calls `piece` with the blob file's bytes in order, without copying the
 /// weights.
-static void forEachBlobPiece(
-    const WeightsPlan &plan,
-    const std::function<void(llvm::ArrayRef<uint8_t>)> &piece) {
+static void
+forEachBlobPiece(const WeightsPlan &plan,
+                 const std::function<void(llvm::ArrayRef<uint8_t>)> &piece) {
   static const uint8_t kZeros[WeightsBlobLayout::kAlignment] = {};
   std::string header = plan.blobHeader();
   piece(llvm::ArrayRef<uint8_t>(
@@ -133,15 +133,14 @@ WeightsPlan txc::planWeights(const Program &program,
       plan.fingerprint |= uint64_t(digest[i]) << (8 * i);
     // The file's own hash, for the manifest: one more pass over the bytes.
     Sha256 file;
-    forEachBlobPiece(plan,
-                     [&](llvm::ArrayRef<uint8_t> bytes) { file.update(bytes); });
+    forEachBlobPiece(
+        plan, [&](llvm::ArrayRef<uint8_t> bytes) { file.update(bytes); });
     plan.blobFileSha256 = file.final();
   }
   return plan;
 }
 
-void txc::finalizeWeightGlobals(llvm::Module &module,
-                                const WeightsPlan &plan) {
+void txc::finalizeWeightGlobals(llvm::Module &module, const WeightsPlan &plan) {
   if (plan.mode != WeightsMode::Embedded)
     return;
   llvm::LLVMContext &context = module.getContext();

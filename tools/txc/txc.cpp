@@ -71,11 +71,12 @@ void reportFatalError(void *data, const char *reason, bool) {
 }
 
 void addWeightsDirOption(CLI::App *command, std::vector<std::string> &dirs) {
-  command->add_option(
-      "--allow-weights-outside", dirs,
-      "Allow weights files inside DIR although they are outside the "
-      "program's directory, absolute or reached through a symbolic link "
-      "(repeatable)")
+  command
+      ->add_option(
+          "--allow-weights-outside", dirs,
+          "Allow weights files inside DIR although they are outside the "
+          "program's directory, absolute or reached through a symbolic link "
+          "(repeatable)")
       ->type_name("DIR")
       ->allow_extra_args(false);
 }

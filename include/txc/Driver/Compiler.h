@@ -55,12 +55,10 @@ bool generateCode(llvm::Module &module, llvm::TargetMachine &machine,
 
 /// The same in memory; for an object, also writes the embedded weights of
 /// `weights` into it. Null after reporting.
-std::optional<std::string> generateCode(llvm::Module &module,
-                                        llvm::TargetMachine &machine,
-                                        MachineCodeKind kind,
-                                        llvm::StringRef programFile,
-                                        DiagnosticEngine &diags,
-                                        const WeightsPlan *weights = nullptr);
+std::optional<std::string>
+generateCode(llvm::Module &module, llvm::TargetMachine &machine,
+             MachineCodeKind kind, llvm::StringRef programFile,
+             DiagnosticEngine &diags, const WeightsPlan *weights = nullptr);
 
 class Compiler {
 public:

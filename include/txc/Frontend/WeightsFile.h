@@ -72,8 +72,8 @@ public:
 
   /// One tensor of the file.
   struct Entry {
-    std::string name;      ///< the safetensors key; "" in a .npy file
-    std::string dtypeText; ///< as the file writes it ("F32", "<f4")
+    std::string name;           ///< the safetensors key; "" in a .npy file
+    std::string dtypeText;      ///< as the file writes it ("F32", "<f4")
     std::optional<DType> dtype; ///< none for dtypes txc has not (U16, F8_*)
     std::vector<int64_t> shape;
     uint64_t offset = 0; ///< of the first byte in the file

@@ -53,7 +53,7 @@ enum class ConstantStorage {
 struct WeightsBlob {
   Blob bytes;
   Sha256::Digest sha256{};
-  std::string symbol; ///< embedded: the global's name
+  std::string symbol;  ///< embedded: the global's name
   uint64_t offset = 0; ///< external: the offset in the blob file
 };
 
@@ -135,8 +135,7 @@ void finalizeWeightGlobals(llvm::Module &module, const WeightsPlan &plan);
 /// writes its bytes through `write(offsetInObject, bytes)`.
 llvm::Error fillEmbeddedWeights(
     llvm::MemoryBufferRef object, const WeightsPlan &plan,
-    const std::function<llvm::Error(uint64_t, llvm::ArrayRef<uint8_t>)>
-        &write);
+    const std::function<llvm::Error(uint64_t, llvm::ArrayRef<uint8_t>)> &write);
 
 } // namespace txc
 
