@@ -195,6 +195,7 @@ static bool emitObjectFile(llvm::Module &module, llvm::TargetMachine &machine,
       out.fd(), out.path(), os.tell(), /*RequiresNullTerminator=*/false);
   if (!object)
     return ioError(object.getError());
+  std::error_code writeError;
   llvm::Error err = fillEmbeddedWeights(
       (*object)->getMemBufferRef(), weights,
       [&](uint64_t offset, llvm::ArrayRef<uint8_t> bytes) -> llvm::Error {
@@ -205,8 +206,8 @@ static bool emitObjectFile(llvm::Module &module, llvm::TargetMachine &machine,
           if (n < 0) {
             if (errno == EINTR)
               continue;
-            return llvm::errorCodeToError(
-                std::error_code(errno, std::generic_category()));
+            writeError = std::error_code(errno, std::generic_category());
+            return llvm::errorCodeToError(writeError);
           }
           bytes = bytes.drop_front(size_t(n));
           offset += uint64_t(n);
@@ -214,13 +215,12 @@ static bool emitObjectFile(llvm::Module &module, llvm::TargetMachine &machine,
         return llvm::Error::success();
       });
   if (err) {
-    std::error_code ec = llvm::errorToErrorCode(std::move(err));
-    if (ec == llvm::inconvertibleErrorCode()) {
-      diags.error(DiagCategory::Internal, "internal", program.file, Loc(),
-                  "internal error: cannot write the weights into the object");
-      return false;
-    }
-    return ioError(ec);
+    std::string message = llvm::toString(std::move(err));
+    if (writeError)
+      return ioError(writeError);
+    diags.error(DiagCategory::Internal, "internal", program.file, Loc(),
+                "cannot write the weights into the object: " + message);
+    return false;
   }
   return true;
 }
