@@ -10,7 +10,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ gcc make ccache
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
-  libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
+  libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libssl-dev
   python3 python3-jsonschema python3-numpy
 )
 if [[ "${1:-}" == "--bench" ]]; then

@@ -269,6 +269,14 @@ OwningOpRef<ModuleOp> MLIRGen::run() {
     argTypes.push_back(b.getIndexType());
   for (const ContractTensor &input : contract.inputs)
     argTypes.push_back(tensorType(input.type));
+  // Stored constants (weights) are read-only arguments after the inputs:
+  // their bytes never become attributes (txc/Target/Weights.h).
+  SmallVector<const ConstantDecl *> stored;
+  for (const ConstantDecl &constant : prog.constants)
+    if (constant.isStored()) {
+      stored.push_back(&constant);
+      argTypes.push_back(tensorType(constant.type));
+    }
   // The status buffer of data-dependent guards comes before the outputs,
   // which stay the last arguments.
   bool hasStatus = llvm::any_of(contract.guards, [](const Guard &g) {
@@ -284,8 +292,9 @@ OwningOpRef<ModuleOp> MLIRGen::run() {
       loc(prog.nameLoc), kernelFunctionName(contract),
       b.getFunctionType(argTypes, resultTypes));
   size_t numSymbols = contract.symbols.size();
-  size_t numInputs = contract.inputs.size();
-  // Inputs belong to the caller: bufferization must never write into them.
+  size_t numInputs = contract.inputs.size() + stored.size();
+  // Inputs belong to the caller and weights are read-only data:
+  // bufferization must never write into them.
   for (size_t i = 0; i < numInputs; ++i)
     function.setArgAttr(numSymbols + i, "bufferization.writable",
                         b.getBoolAttr(false));
@@ -297,11 +306,15 @@ OwningOpRef<ModuleOp> MLIRGen::run() {
   if (hasStatus)
     statusArg = entry->getArgument(numSymbols + numInputs);
   scopes.emplace_back();
-  for (size_t i = 0; i < numInputs; ++i)
+  for (size_t i = 0; i < contract.inputs.size(); ++i)
     define(contract.inputs[i].name, entry->getArgument(numSymbols + i),
            contract.inputs[i].type);
+  size_t nextStored = numSymbols + contract.inputs.size();
   for (const ConstantDecl &constant : prog.constants)
-    define(constant.name, lowerConstant(constant), constant.type);
+    define(constant.name,
+           constant.isStored() ? entry->getArgument(nextStored++)
+                               : lowerConstant(constant),
+           constant.type);
 
   for (const Node &node : prog.body.nodes)
     if (failed(lowerNode(node)))

@@ -3,6 +3,7 @@
 
 #include "txc/Conversion/ProgramToMLIR.h"
 #include "txc/Target/AbiEmitter.h"
+#include "txc/Target/Weights.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -12,9 +13,9 @@
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/MC/MCSubtargetInfo.h"
-#include "llvm/Target/TargetMachine.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -55,28 +56,51 @@ static void collectLLVMDiagnostic(const llvm::DiagnosticInfo *info,
     list.push_back(std::move(message));
 }
 
-std::optional<std::string>
-txc::generateCode(llvm::Module &module, llvm::TargetMachine &machine,
-                  MachineCodeKind kind, llvm::StringRef programFile,
-                  DiagnosticEngine &diags) {
+bool txc::generateCode(llvm::Module &module, llvm::TargetMachine &machine,
+                       MachineCodeKind kind, llvm::StringRef programFile,
+                       DiagnosticEngine &diags, llvm::raw_pwrite_stream &out) {
   std::vector<std::string> errors;
   llvm::LLVMContext &context = module.getContext();
   auto previousHandler = context.getDiagnosticHandlerCallBack();
   void *previousContext = context.getDiagnosticContext();
   context.setDiagnosticHandlerCallBack(collectLLVMDiagnostic, &errors);
-  auto code = emitMachineCode(module, machine, kind);
+  llvm::Error err = emitMachineCode(module, machine, kind, out);
   context.setDiagnosticHandlerCallBack(previousHandler, previousContext);
-  if (!code) {
+  if (err) {
     diags.error(DiagCategory::Target, "codegen", programFile, Loc(),
-                llvm::toString(code.takeError()));
-    return std::nullopt;
+                llvm::toString(std::move(err)));
+    return false;
   }
   for (const std::string &error : errors)
     diags.error(DiagCategory::Target, "codegen", "", Loc(),
                 "LLVM cannot compile the program for this target: " + error);
-  if (!errors.empty())
+  return errors.empty();
+}
+
+std::optional<std::string>
+txc::generateCode(llvm::Module &module, llvm::TargetMachine &machine,
+                  MachineCodeKind kind, llvm::StringRef programFile,
+                  DiagnosticEngine &diags, const WeightsPlan *weights) {
+  llvm::SmallVector<char, 0> bytes;
+  llvm::raw_svector_ostream stream(bytes);
+  if (!generateCode(module, machine, kind, programFile, diags, stream))
     return std::nullopt;
-  return std::move(*code);
+  std::string object(bytes.begin(), bytes.end());
+  if (weights && kind == MachineCodeKind::Object) {
+    llvm::Error err = fillEmbeddedWeights(
+        llvm::MemoryBufferRef(object, programFile), *weights,
+        [&](uint64_t offset, llvm::ArrayRef<uint8_t> data) {
+          if (!data.empty())
+            std::memcpy(object.data() + offset, data.data(), data.size());
+          return llvm::Error::success();
+        });
+    if (err) {
+      diags.error(DiagCategory::Internal, "internal", programFile, Loc(),
+                  llvm::toString(std::move(err)));
+      return std::nullopt;
+    }
+  }
+  return object;
 }
 
 Compiler::Compiler() {
@@ -160,7 +184,8 @@ Compiler::lowerToMLIR(const CheckedProgram &checked, MLIRStage last,
 std::unique_ptr<llvm::Module> Compiler::buildLLVMModule(
     const CheckedProgram &checked, llvm::LLVMContext &llvmContext,
     llvm::TargetMachine &machine, const PipelineOptions &options,
-    DiagnosticEngine &diags, mlir::TimingScope &timing) {
+    DiagnosticEngine &diags, mlir::TimingScope &timing,
+    const WeightsPlan &weights) {
   const Program &program = *checked.program;
   const Contract &contract = checked.contract;
   mlir::OwningOpRef<mlir::ModuleOp> module =
@@ -185,8 +210,8 @@ std::unique_ptr<llvm::Module> Compiler::buildLLVMModule(
   }
   {
     mlir::TimingScope abi = timing.nest("abi-entry-points");
-    if (llvm::Error err = emitAbiEntryPoints(*llvmModule, contract,
-                                             kernelFunctionName(contract))) {
+    if (llvm::Error err = emitAbiEntryPoints(
+            *llvmModule, contract, kernelFunctionName(contract), &weights)) {
       diags.error(DiagCategory::Internal, "internal", program.file, Loc(),
                   llvm::toString(std::move(err)));
       return nullptr;
@@ -196,6 +221,7 @@ std::unique_ptr<llvm::Module> Compiler::buildLLVMModule(
     mlir::TimingScope optimize = timing.nest("llvm-optimize");
     optimizeLLVMModule(*llvmModule, machine, options.optLevel);
   }
+  finalizeWeightGlobals(*llvmModule, weights);
   return llvmModule;
 }
 
@@ -212,10 +238,12 @@ Compiler::compileObject(const CheckedProgram &checked, const TargetSpec &spec,
   mlir::TimingScope timing = timingManager.getRootScope();
   PipelineOptions options = pipelineOptionsFor(**machine, spec.optLevel);
   llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> module =
-      buildLLVMModule(checked, llvmContext, **machine, options, diags, timing);
+  WeightsPlan weights = planWeights(
+      *checked.program, checked.contract.entryPrefix, WeightsMode::Embedded);
+  std::unique_ptr<llvm::Module> module = buildLLVMModule(
+      checked, llvmContext, **machine, options, diags, timing, weights);
   if (!module)
     return std::nullopt;
   return generateCode(*module, **machine, MachineCodeKind::Object,
-                      checked.program->file, diags);
+                      checked.program->file, diags, &weights);
 }

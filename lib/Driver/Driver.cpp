@@ -8,15 +8,20 @@
 #include "txc/Support/OutputFiles.h"
 #include "txc/Target/ArtifactInfo.h"
 #include "txc/Target/ObjectEmitter.h"
+#include "txc/Target/Weights.h"
 
 #include "mlir/Support/Timing.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
+
+#include <cerrno>
+#include <unistd.h>
 
 using namespace txc;
 
@@ -65,7 +70,8 @@ static std::optional<MLIRStage> mlirStageOf(EmitKind kind) {
 
 static std::unique_ptr<CheckedProgram>
 loadProgramTimed(llvm::StringRef path, llvm::StringRef entryPrefix,
-                 DiagnosticEngine &diags, mlir::TimingScope &timing) {
+                 const ReaderOptions &reader, DiagnosticEngine &diags,
+                 mlir::TimingScope &timing) {
   if (!entryPrefix.empty() && !isValidIdentifier(entryPrefix)) {
     diags.error(DiagCategory::Usage, "usage", "", Loc(),
                 "--entry-prefix '" + entryPrefix +
@@ -75,7 +81,7 @@ loadProgramTimed(llvm::StringRef path, llvm::StringRef entryPrefix,
   auto result = std::make_unique<CheckedProgram>();
   {
     mlir::TimingScope parse = timing.nest("parse");
-    result->program = readProgramFile(path, diags);
+    result->program = readProgramFile(path, diags, reader);
   }
   if (!result->program)
     return nullptr;
@@ -94,14 +100,16 @@ loadProgramTimed(llvm::StringRef path, llvm::StringRef entryPrefix,
 
 std::unique_ptr<CheckedProgram> txc::loadProgram(llvm::StringRef path,
                                                  llvm::StringRef entryPrefix,
-                                                 DiagnosticEngine &diags) {
+                                                 DiagnosticEngine &diags,
+                                                 const ReaderOptions &reader) {
   mlir::DefaultTimingManager timing;
   mlir::TimingScope root = timing.getRootScope();
-  return loadProgramTimed(path, entryPrefix, diags, root);
+  return loadProgramTimed(path, entryPrefix, reader, diags, root);
 }
 
-int txc::runCheck(llvm::StringRef programPath, DiagnosticEngine &diags) {
-  loadProgram(programPath, "", diags);
+int txc::runCheck(llvm::StringRef programPath, DiagnosticEngine &diags,
+                  const ReaderOptions &reader) {
+  loadProgram(programPath, "", diags, reader);
   return diags.exitCode();
 }
 
@@ -126,7 +134,8 @@ static bool checkDistinctOutputs(const CompileOptions &options,
   const std::pair<const char *, const std::string *> outputs[] = {
       {"-o", &options.outputPath},
       {"--header", &options.headerPath},
-      {"--manifest", &options.manifestPath}};
+      {"--manifest", &options.manifestPath},
+      {"--weights-file", &options.weightsPath}};
   auto normalized = [](const std::string &path) {
     llvm::SmallString<256> text(path);
     llvm::sys::path::remove_dots(text, /*remove_dot_dot=*/true);
@@ -147,17 +156,94 @@ static bool checkDistinctOutputs(const CompileOptions &options,
   return true;
 }
 
+/// The blob of --weights external: --weights-file, or the primary output's
+/// path with the extension .weights.
+static std::string weightsBlobPath(const CompileOptions &options,
+                                   const std::string &outputPath) {
+  if (!options.weightsPath.empty())
+    return options.weightsPath;
+  llvm::SmallString<256> path(outputPath);
+  llvm::sys::path::replace_extension(path, "weights");
+  return std::string(path);
+}
+
+/// Code generation of an object straight into its output's temporary file,
+/// then the embedded weights written into it: a gigabyte of weights is
+/// never held in memory (the weights files are mapped).
+static bool emitObjectFile(llvm::Module &module, llvm::TargetMachine &machine,
+                           const Program &program, const WeightsPlan &weights,
+                           OutputFileSet::Streamed &out,
+                           DiagnosticEngine &diags) {
+  llvm::raw_fd_ostream &os = out.stream();
+  if (!generateCode(module, machine, MachineCodeKind::Object, program.file,
+                    diags, os))
+    return false;
+  os.flush();
+  auto ioError = [&](std::error_code ec) {
+    diags.error(DiagCategory::IO, "io-write", "", Loc(),
+                "cannot write '" + out.path() + "': " + ec.message());
+    return false;
+  };
+  if (os.has_error()) {
+    std::error_code ec = os.error();
+    os.clear_error();
+    return ioError(ec);
+  }
+  if (weights.mode != WeightsMode::Embedded || weights.blobs.empty())
+    return true;
+  auto object = llvm::MemoryBuffer::getOpenFile(
+      out.fd(), out.path(), os.tell(), /*RequiresNullTerminator=*/false);
+  if (!object)
+    return ioError(object.getError());
+  std::error_code writeError;
+  llvm::Error err = fillEmbeddedWeights(
+      (*object)->getMemBufferRef(), weights,
+      [&](uint64_t offset, llvm::ArrayRef<uint8_t> bytes) -> llvm::Error {
+        while (!bytes.empty()) {
+          ssize_t n =
+              ::pwrite(out.fd(), bytes.data(),
+                       std::min<size_t>(bytes.size(), 1u << 30), off_t(offset));
+          if (n < 0) {
+            if (errno == EINTR)
+              continue;
+            writeError = std::error_code(errno, std::generic_category());
+            return llvm::errorCodeToError(writeError);
+          }
+          bytes = bytes.drop_front(size_t(n));
+          offset += uint64_t(n);
+        }
+        return llvm::Error::success();
+      });
+  if (err) {
+    std::string message = llvm::toString(std::move(err));
+    if (writeError)
+      return ioError(writeError);
+    diags.error(DiagCategory::Internal, "internal", program.file, Loc(),
+                "cannot write the weights into the object: " + message);
+    return false;
+  }
+  return true;
+}
+
 int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   if (!checkDistinctOutputs(options, diags))
     return diags.exitCode();
+  if (options.externalWeights && options.weightsPath.empty() &&
+      options.outputPath == "-") {
+    diags.error(DiagCategory::Usage, "usage", "", Loc(),
+                "--weights external with -o - needs --weights-file to name "
+                "the weights blob");
+    return diags.exitCode();
+  }
   mlir::DefaultTimingManager timing;
   timing.setEnabled(options.timeReport);
   mlir::TimingScope root = timing.getRootScope();
 
   mlir::TimingScope frontend = root.nest("frontend");
-  std::unique_ptr<CheckedProgram> checked =
-      loadProgramTimed(options.programPath, options.entryPrefix, diags,
-                       frontend);
+  ReaderOptions reader;
+  reader.allowedWeightDirs = options.allowedWeightDirs;
+  std::unique_ptr<CheckedProgram> checked = loadProgramTimed(
+      options.programPath, options.entryPrefix, reader, diags, frontend);
   frontend.stop();
   if (!checked)
     return diags.exitCode();
@@ -178,10 +264,25 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
     return diags.exitCode();
   }
 
+  std::string outputPath = options.outputPath;
+  if (outputPath.empty())
+    outputPath = program.name + "." + emitKindInfo(options.emit).extension;
+  OutputFileSet outputs;
+
+  // Hashes every constant and lays out the stored ones.
+  WeightsPlan weights;
+  {
+    mlir::TimingScope plan = root.nest("weights");
+    weights = planWeights(program, contract.entryPrefix,
+                          options.externalWeights ? WeightsMode::External
+                                                  : WeightsMode::Embedded);
+  }
+
   Compiler compiler;
   PipelineOptions pipeline = pipelineOptionsFor(**machine, options.optLevel);
   pipeline.printIRAfterAll = options.printIRAfterAll;
   std::string primary;
+  bool primaryStreamed = false;
   if (std::optional<MLIRStage> stopAt = mlirStageOf(options.emit)) {
     mlir::OwningOpRef<mlir::ModuleOp> module =
         compiler.lowerToMLIR(*checked, *stopAt, pipeline, diags, root);
@@ -191,18 +292,30 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   } else {
     llvm::LLVMContext llvmContext;
     std::unique_ptr<llvm::Module> llvmModule = compiler.buildLLVMModule(
-        *checked, llvmContext, **machine, pipeline, diags, root);
+        *checked, llvmContext, **machine, pipeline, diags, root, weights);
     if (!llvmModule)
       return diags.exitCode();
     if (options.emit == EmitKind::LLVMIR) {
       primary = printLLVMModule(*llvmModule);
+    } else if (options.emit == EmitKind::Object && outputPath != "-") {
+      mlir::TimingScope codegen = root.nest("llvm-codegen");
+      auto streamed = outputs.addStreamed(outputPath);
+      if (!streamed) {
+        diags.error(DiagCategory::IO, "io-write", "", Loc(),
+                    llvm::toString(streamed.takeError()));
+        return diags.exitCode();
+      }
+      if (!emitObjectFile(*llvmModule, **machine, program, weights, **streamed,
+                          diags))
+        return diags.exitCode();
+      primaryStreamed = true;
     } else {
       mlir::TimingScope codegen = root.nest("llvm-codegen");
       auto code = generateCode(*llvmModule, **machine,
                                options.emit == EmitKind::Object
                                    ? MachineCodeKind::Object
                                    : MachineCodeKind::Assembly,
-                               program.file, diags);
+                               program.file, diags, &weights);
       if (!code)
         return diags.exitCode();
       primary = std::move(*code);
@@ -214,11 +327,19 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   info.programFile = llvm::sys::path::filename(program.file).str();
   info.programSha256 = program.sha256;
   info.target = *spec;
-  OutputFileSet outputs;
-  std::string outputPath = options.outputPath;
-  if (outputPath.empty())
-    outputPath = program.name + "." + emitKindInfo(options.emit).extension;
-  outputs.add(outputPath, std::move(primary));
+  info.program = &program;
+  info.weights = &weights;
+  if (!primaryStreamed)
+    outputs.add(outputPath, std::move(primary));
+  if (options.externalWeights) {
+    std::string blobPath = weightsBlobPath(options, outputPath);
+    info.weightsFile = llvm::sys::path::filename(blobPath).str();
+    // The blob is as large as the weights: written at commit time
+    // straight from the mapped weights files.
+    outputs.addWriter(blobPath, [&weights](llvm::raw_ostream &os) {
+      return weights.writeBlob(os);
+    });
+  }
   if (!options.headerPath.empty())
     outputs.add(options.headerPath, emitCHeader(contract, info));
   if (!options.manifestPath.empty())

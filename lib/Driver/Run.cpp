@@ -139,8 +139,8 @@ llvm::Expected<ExecutionResult> execute(const RunOptions &options,
 } // namespace
 
 int txc::runRun(const RunOptions &options, DiagnosticEngine &diags) {
-  std::unique_ptr<CheckedProgram> checked =
-      loadProgram(options.programPath, "", diags);
+  std::unique_ptr<CheckedProgram> checked = loadProgram(
+      options.programPath, "", diags, ReaderOptions{options.allowedWeightDirs});
   if (!checked)
     return diags.exitCode();
   const Contract &contract = checked->contract;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "txc/Frontend/ProgramReader.h"
 #include "txc/Frontend/Json.h"
+#include "txc/Frontend/WeightsFile.h"
 #include "txc/Support/SourceFile.h"
 
 #include "llvm/ADT/APFloat.h"
@@ -15,6 +16,7 @@
 #include "llvm/Support/SHA256.h"
 
 #include <cstring>
+#include <map>
 
 using namespace txc;
 
@@ -22,8 +24,9 @@ namespace {
 
 class ProgramReader {
 public:
-  ProgramReader(const SourceFile &file, DiagnosticEngine &diags)
-      : file(file), diags(diags) {}
+  ProgramReader(const SourceFile &file, DiagnosticEngine &diags,
+                const ReaderOptions &options)
+      : file(file), diags(diags), options(options) {}
 
   std::unique_ptr<Program> read(const JsonValue &root);
 
@@ -81,6 +84,15 @@ private:
   std::optional<ShapeExpr> readDim(const JsonValue &value,
                                    llvm::StringRef pointer);
   void readConstants(const JsonValue &list, llvm::StringRef pointer);
+  /// Reads 'file' and 'tensor' of a constant from a weights file.
+  bool readFileReference(const JsonValue &item, llvm::StringRef pointer,
+                         const JsonValue &fileValue,
+                         const JsonValue *tensorValue, ConstantDecl &constant);
+  /// Opens (once per file) and checks the constant's weights file, checks
+  /// the tensor against the declared dtype and shape, and points the
+  /// constant's data at the tensor's bytes.
+  bool loadWeights(ConstantDecl &constant, const Loc &dtypeLoc,
+                   const Loc &shapeLoc);
   std::optional<Blob> readInlineData(const JsonValue &data,
                                      llvm::StringRef pointer,
                                      const TensorType &type,
@@ -100,7 +112,10 @@ private:
 
   const SourceFile &file;
   DiagnosticEngine &diags;
+  const ReaderOptions &options;
   std::unique_ptr<Program> program;
+  /// Weights files by resolved path; null for one that failed its checks.
+  std::map<std::string, std::shared_ptr<WeightsFile>> weightsFiles;
   uint64_t inlineElements = 0;
   size_t nodeCount = 0;
 };
@@ -549,9 +564,11 @@ std::optional<ValueDecl> ProgramReader::readValueDecl(const JsonValue &value,
 // Constants
 //===----------------------------------------------------------------------===//
 
-/// Encodes one JSON number as an element of `dtype`; false if it does not fit.
+/// Encodes one JSON number as an element of `dtype`; false if it does not
+/// fit. `source` is the program's text: JSON reads `-0` as the integer 0,
+/// but a float dtype keeps the sign the text has.
 static bool encodeElement(const JsonValue &value, DType dtype, uint8_t *out,
-                          std::string &problem) {
+                          std::string &problem, llvm::StringRef source) {
   auto storeFloat = [&](const llvm::fltSemantics &semantics) {
     llvm::APFloat number(semantics);
     if (value.isString()) {
@@ -593,6 +610,9 @@ static bool encodeElement(const JsonValue &value, DType dtype, uint8_t *out,
                               : value.getUnsigned();
       number.convertFromAPInt(llvm::APInt(64, raw, isSigned), isSigned,
                               llvm::APFloat::rmNearestTiesToEven);
+      if (isSigned && raw == 0 && value.offset() < source.size() &&
+          source[value.offset()] == '-')
+        number = llvm::APFloat::getZero(semantics, /*Negative=*/true);
       if (number.isInfinity()) {
         problem = "number " +
                   (isSigned ? std::to_string(value.getInteger())
@@ -678,7 +698,8 @@ std::optional<Blob> ProgramReader::readInlineData(const JsonValue &data,
     // A single value fills the tensor ("splat").
     std::string problem;
     std::vector<uint8_t> element(size);
-    if (!encodeElement(data, type.dtype, element.data(), problem)) {
+    if (!encodeElement(data, type.dtype, element.data(), problem,
+                       file.contents())) {
       error(data, pointer, "bad-data",
             "data of constant '" + name + "': " + problem);
       return std::nullopt;
@@ -701,7 +722,7 @@ std::optional<Blob> ProgramReader::readInlineData(const JsonValue &data,
   for (uint64_t i = 0; i < count; ++i) {
     std::string problem;
     if (!encodeElement(data.items()[i], type.dtype, bytes.data() + i * size,
-                       problem)) {
+                       problem, file.contents())) {
       if (++errors <= 10)
         error(data.items()[i], appendPointer(pointer, i), "bad-data",
               "element " + llvm::Twine(i) + " of constant '" + name +
@@ -725,10 +746,15 @@ void ProgramReader::readConstants(const JsonValue &list,
     const JsonValue &item = list.items()[i];
     std::string ptr = appendPointer(pointer, i);
     if (!checkObject(item, ptr, "a constant",
-                     {"name", "dtype", "shape", "data", "description"}))
+                     {"name", "dtype", "shape", "data", "file", "tensor",
+                      "description"}))
       continue;
     ConstantDecl constant;
     constant.loc = locOf(item, ptr);
+    const JsonValue *data = item.find("data");
+    const JsonValue *fileValue = item.find("file");
+    const JsonValue *tensorValue = item.find("tensor");
+    bool fromFile = fileValue != nullptr;
     bool ok = true;
     if (const JsonValue *name = required(item, ptr, "name", "a constant")) {
       auto text = readIdentifier(*name, appendPointer(ptr, "name"),
@@ -739,8 +765,10 @@ void ProgramReader::readConstants(const JsonValue &list,
     } else {
       ok = false;
     }
+    Loc dtypeLoc;
     if (const JsonValue *dtype = required(item, ptr, "dtype", "a constant")) {
       std::string dptr = appendPointer(ptr, "dtype");
+      dtypeLoc = locOf(*dtype, dptr);
       auto text = readString(*dtype, dptr, "'dtype'");
       auto parsed = text ? parseDType(*text) : std::nullopt;
       if (text && !parsed)
@@ -755,8 +783,10 @@ void ProgramReader::readConstants(const JsonValue &list,
     }
     const JsonValue *shape = required(item, ptr, "shape", "a constant");
     std::optional<Shape> parsedShape;
+    Loc shapeLoc;
     if (shape) {
       std::string sptr = appendPointer(ptr, "shape");
+      shapeLoc = locOf(*shape, sptr);
       parsedShape = readShape(*shape, sptr, nullptr);
       if (parsedShape) {
         // Constants have static shapes whose size is within the limits.
@@ -774,17 +804,24 @@ void ProgramReader::readConstants(const JsonValue &list,
                                      &count))
             countOk = false;
         }
-        if (countOk && count > ProgramLimits::kMaxInlineElements)
+        // Weights files have no element limit: their size is what the
+        // file holds (and every tensor of the program at most 2^48 bytes).
+        uint64_t limit = fromFile ? uint64_t(ProgramLimits::kMaxTensorBytes)
+                                  : ProgramLimits::kMaxInlineElements;
+        if (countOk && count > limit)
           countOk = false;
         if (!countOk) {
           if (llvm::all_of(*parsedShape,
                            [](const ShapeExpr &d) { return d.isConstant(); }))
             error(*shape, sptr, "limit",
                   "constant '" + constant.name + "' has more than " +
-                      llvm::Twine(ProgramLimits::kMaxInlineElements) +
-                      " elements, the limit for inline data");
+                      (fromFile
+                           ? std::string("2^48 elements")
+                           : std::to_string(ProgramLimits::kMaxInlineElements) +
+                                 " elements, the limit for inline "
+                                 "data"));
           parsedShape.reset();
-        } else {
+        } else if (!fromFile) {
           inlineElements += count;
         }
       }
@@ -792,8 +829,27 @@ void ProgramReader::readConstants(const JsonValue &list,
     ok &= bool(parsedShape);
     if (parsedShape)
       constant.type.shape = std::move(*parsedShape);
-    const JsonValue *data = required(item, ptr, "data", "a constant");
-    if (data && ok) {
+
+    if (data && fromFile) {
+      error(*fileValue, appendPointer(ptr, "file"), "bad-constant",
+            "constant '" + constant.name +
+                "' has both 'data' and 'file'; give its elements inline or "
+                "in a weights file, not both");
+      ok = false;
+    } else if (tensorValue && !fromFile) {
+      error(*tensorValue, appendPointer(ptr, "tensor"), "bad-constant",
+            "constant '" + constant.name +
+                "' has 'tensor' but no 'file'; 'tensor' names a tensor of a "
+                ".safetensors weights file");
+      ok = false;
+    } else if (fromFile) {
+      ok &= readFileReference(item, ptr, *fileValue, tensorValue, constant);
+      if (ok)
+        ok &= loadWeights(constant, dtypeLoc, shapeLoc);
+    } else if (!data) {
+      error(item, ptr, "missing-key", "a constant has no 'data' key");
+      ok = false;
+    } else if (ok) {
       if (inlineElements > ProgramLimits::kMaxInlineElements) {
         error(*data, appendPointer(ptr, "data"), "limit",
               "the program's inline constants have more than " +
@@ -812,6 +868,170 @@ void ProgramReader::readConstants(const JsonValue &list,
     if (ok)
       program->constants.push_back(std::move(constant));
   }
+}
+
+bool ProgramReader::readFileReference(const JsonValue &item,
+                                      llvm::StringRef pointer,
+                                      const JsonValue &fileValue,
+                                      const JsonValue *tensorValue,
+                                      ConstantDecl &constant) {
+  std::string fptr = appendPointer(pointer, "file");
+  auto path = readString(fileValue, fptr, "'file'");
+  if (!path)
+    return false;
+  constant.file = *path;
+  constant.fileLoc = locOf(fileValue, fptr);
+  auto format = WeightsFile::formatOf(*path);
+  if (!format) {
+    error(fileValue, fptr, "weights-path",
+          "weights file '" + *path +
+              "' has an unknown type; txc reads .npy and .safetensors files");
+    return false;
+  }
+  std::string tptr = appendPointer(pointer, "tensor");
+  if (*format == WeightsFile::Format::Npy) {
+    if (tensorValue) {
+      error(*tensorValue, tptr, "bad-constant",
+            "constant '" + constant.name + "' reads the .npy file '" + *path +
+                "', which holds one tensor; remove 'tensor'");
+      return false;
+    }
+    return true;
+  }
+  if (!tensorValue) {
+    error(item, pointer, "missing-key",
+          "constant '" + constant.name + "' reads the .safetensors file '" +
+              *path + "' but has no 'tensor' key naming the tensor it uses");
+    return false;
+  }
+  auto tensor = readString(*tensorValue, tptr, "'tensor'");
+  if (!tensor)
+    return false;
+  if (tensor->empty()) {
+    error(*tensorValue, tptr, "bad-constant", "'tensor' is empty");
+    return false;
+  }
+  constant.tensor = *tensor;
+  constant.tensorLoc = locOf(*tensorValue, tptr);
+  return true;
+}
+
+bool ProgramReader::loadWeights(ConstantDecl &constant, const Loc &dtypeLoc,
+                                const Loc &shapeLoc) {
+  auto report = [&](const Loc &at, llvm::Error err) {
+    llvm::handleAllErrors(std::move(err), [&](const WeightsFileError &e) {
+      diags.error(e.category, e.id, file.name(), at,
+                  "constant '" + constant.name + "': " + e.message);
+    });
+  };
+  auto resolved =
+      resolveWeightsPath(file.name(), constant.file, options.allowedWeightDirs);
+  if (!resolved) {
+    report(constant.fileLoc, resolved.takeError());
+    return false;
+  }
+  // Each file is opened and checked once, however many constants use it;
+  // a broken file is reported at the first constant that uses it.
+  auto cached = weightsFiles.find(*resolved);
+  if (cached == weightsFiles.end()) {
+    auto opened = WeightsFile::open(*resolved, constant.file,
+                                    *WeightsFile::formatOf(constant.file));
+    std::shared_ptr<WeightsFile> loaded;
+    if (opened)
+      loaded = std::move(*opened);
+    else
+      report(constant.fileLoc, opened.takeError());
+    cached = weightsFiles.try_emplace(*resolved, std::move(loaded)).first;
+    if (!cached->second)
+      return false;
+  }
+  if (!cached->second)
+    return false;
+  const WeightsFile &weights = *cached->second;
+
+  std::string what;
+  const WeightsFile::Entry *entry = weights.find(constant.tensor);
+  if (weights.format() == WeightsFile::Format::Safetensors) {
+    what = "tensor '" + constant.tensor + "' of '" + constant.file + "'";
+    if (!entry) {
+      std::string message = "constant '" + constant.name + "': weights file '" +
+                            constant.file + "' has no tensor '" +
+                            constant.tensor + "'";
+      llvm::StringRef best;
+      unsigned bestDistance = 4;
+      for (const WeightsFile::Entry &candidate : weights.entries()) {
+        unsigned distance =
+            llvm::StringRef(constant.tensor)
+                .edit_distance(candidate.name, true, bestDistance);
+        if (distance < bestDistance) {
+          bestDistance = distance;
+          best = candidate.name;
+        }
+      }
+      if (!best.empty())
+        message += " (did you mean '" + best.str() + "'?)";
+      else if (weights.entries().empty())
+        message += "; it holds no tensors";
+      else if (weights.entries().size() <= 8) {
+        message += "; it holds ";
+        for (size_t i = 0; i < weights.entries().size(); ++i)
+          message += (i ? ", '" : "'") + weights.entries()[i].name + "'";
+      }
+      diags.error(DiagCategory::Invalid, "weights-tensor", file.name(),
+                  constant.tensorLoc, message);
+      return false;
+    }
+  } else {
+    what = "the tensor of '" + constant.file + "'";
+  }
+
+  bool ok = true;
+  if (!entry->dtype) {
+    diags.error(
+        DiagCategory::Invalid, "weights-mismatch", file.name(), dtypeLoc,
+        "constant '" + constant.name + "' is declared " +
+            dtypeName(constant.type.dtype) + ", but " + what + " has dtype " +
+            entry->dtypeText + ", which txc does not support");
+    ok = false;
+  } else if (*entry->dtype != constant.type.dtype) {
+    diags.error(
+        DiagCategory::Invalid, "weights-mismatch", file.name(), dtypeLoc,
+        "constant '" + constant.name + "' is declared " +
+            dtypeName(constant.type.dtype) + ", but " + what + " has dtype " +
+            entry->dtypeText + " (" + dtypeName(*entry->dtype) + ")");
+    ok = false;
+  }
+  bool sameShape = entry->shape.size() == constant.type.shape.size();
+  for (size_t d = 0; sameShape && d < entry->shape.size(); ++d)
+    sameShape = constant.type.shape[d].getConstant() == entry->shape[d];
+  if (!sameShape) {
+    std::string fileShape = "[";
+    for (size_t d = 0; d < entry->shape.size(); ++d)
+      fileShape += (d ? "," : "") + std::to_string(entry->shape[d]);
+    fileShape += "]";
+    diags.error(DiagCategory::Invalid, "weights-mismatch", file.name(),
+                shapeLoc,
+                "constant '" + constant.name + "' is declared with shape " +
+                    shapeToString(constant.type.shape, {}) + ", but " + what +
+                    " has shape " + fileShape);
+    ok = false;
+  }
+  if (!ok)
+    return false;
+  constant.data = weights.bytes(*entry);
+  if (constant.type.dtype == DType::Bool) {
+    for (size_t i = 0; i < constant.data.size; ++i)
+      if (constant.data.data[i] > 1) {
+        diags.error(DiagCategory::IO, "weights-format", file.name(),
+                    constant.fileLoc,
+                    "constant '" + constant.name + "': element " +
+                        llvm::Twine(i) + " of " + what + " is the byte " +
+                        llvm::Twine(int(constant.data.data[i])) +
+                        ", not 0 or 1 as bool elements must be");
+        return false;
+      }
+  }
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1044,13 +1264,14 @@ bool ProgramReader::readGraph(const JsonValue &object, llvm::StringRef pointer,
 //===----------------------------------------------------------------------===//
 
 std::unique_ptr<Program> txc::readProgram(const SourceFile &file,
-                                          DiagnosticEngine &diags) {
+                                          DiagnosticEngine &diags,
+                                          const ReaderOptions &options) {
   unsigned errorsBefore = diags.errorCount();
   std::unique_ptr<JsonValue> root =
       parseJson(file, diags, ProgramLimits::kMaxJsonDepth);
   if (!root)
     return nullptr;
-  ProgramReader reader(file, diags);
+  ProgramReader reader(file, diags, options);
   std::unique_ptr<Program> program = reader.read(*root);
   if (!program || diags.errorCount() != errorsBefore)
     return nullptr;
@@ -1062,7 +1283,8 @@ std::unique_ptr<Program> txc::readProgram(const SourceFile &file,
 }
 
 std::unique_ptr<Program> txc::readProgramFile(llvm::StringRef path,
-                                              DiagnosticEngine &diags) {
+                                              DiagnosticEngine &diags,
+                                              const ReaderOptions &options) {
   auto file = SourceFile::read(path, ProgramLimits::kMaxFileBytes);
   if (!file) {
     std::error_code ec = llvm::errorToErrorCode(file.takeError());
@@ -1071,7 +1293,7 @@ std::unique_ptr<Program> txc::readProgramFile(llvm::StringRef path,
                   "program file '" + path.str() +
                       "' is larger than the limit of " +
                       std::to_string(ProgramLimits::kMaxFileBytes >> 20) +
-                      " MiB; put large constants in weight files");
+                      " MiB; put large constants in weights files");
       return nullptr;
     }
     diags.error(DiagCategory::IO, "io-read", path, Loc(),
@@ -1080,5 +1302,5 @@ std::unique_ptr<Program> txc::readProgramFile(llvm::StringRef path,
     return nullptr;
   }
   diags.addSourceFile(*file);
-  return readProgram(**file, diags);
+  return readProgram(**file, diags, options);
 }

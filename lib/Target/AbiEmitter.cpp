@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "txc/Target/AbiEmitter.h"
+#include "txc/Target/Weights.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -41,12 +42,14 @@ struct GuardSink {
 
 class EntryPointEmitter {
 public:
-  EntryPointEmitter(Module &module, const Contract &contract, Function *kernel)
+  EntryPointEmitter(Module &module, const Contract &contract, Function *kernel,
+                    const WeightsPlan *weights)
       : module(module), context(module.getContext()), contract(contract),
-        kernel(kernel), i32(Type::getInt32Ty(context)),
+        kernel(kernel), weights(weights), i32(Type::getInt32Ty(context)),
         i64(Type::getInt64Ty(context)), i128(Type::getIntNTy(context, 128)),
         ptr(PointerType::getUnqual(context)) {}
 
+  /// <p>_run, or <p>_run_with_weights for external weights.
   void emitRun();
   void emitOutputShapes();
   void emitErrorMessage();
@@ -64,6 +67,13 @@ private:
   /// Reports (or, combining, records) that guard `g` fails when `failed`.
   void failIf(IRBuilder<> &b, GuardSink &sink, Value *failed, const Guard &g,
               Value *expectedMin, Value *expectedMax, Value *actual);
+  /// Branches to the failure exit with these status fields.
+  void failWith(IRBuilder<> &b, FailExit &exit, Value *failed,
+                ArrayRef<int32_t> ids, Value *expectedMin, Value *expectedMax,
+                Value *actual);
+  /// The checks of the weights blob of <p>_run_with_weights.
+  void emitWeightsChecks(IRBuilder<> &b, FailExit &exit, Value *blob,
+                         Value *blobSize);
   void emitGuards(IRBuilder<> &b, GuardSink &sink, Value *inputs,
                   Value *numInputs, Value *outputs, Value *numOutputs,
                   bool checkOutputs, CallState &state);
@@ -73,8 +83,9 @@ private:
   void writeSuccess(IRBuilder<> &b, Value *status);
   /// Calls the kernel; returns its status buffer ([2 x i64]: failed guard
   /// id or -1, offending value) when the contract has data-dependent guards.
+  /// `blob` is the caller's weights blob (external weights) or null.
   Value *callKernel(IRBuilder<> &b, Value *inputs, Value *outputs,
-                    CallState &state);
+                    CallState &state, Value *blob);
   /// Fails with the data-dependent guard the kernel reported, if any.
   void checkKernelStatus(IRBuilder<> &b, FailExit &exit, Value *kernelStatus,
                          CallState &state);
@@ -107,6 +118,7 @@ private:
   LLVMContext &context;
   const Contract &contract;
   Function *kernel;
+  const WeightsPlan *weights;
   Type *i32, *i64, *i128;
   PointerType *ptr;
 };
@@ -181,17 +193,26 @@ void EntryPointEmitter::failIf(IRBuilder<> &b, GuardSink &sink, Value *failed,
     return;
   }
   FailExit &exit = *sink.exit;
+  failWith(b, exit, failed,
+           {int32_t(g.code), int32_t(g.id), int32_t(g.side), g.tensor, g.dim,
+            g.symbol},
+           expectedMin, expectedMax, actual);
+}
+
+void EntryPointEmitter::failWith(IRBuilder<> &b, FailExit &exit, Value *failed,
+                                 ArrayRef<int32_t> ids, Value *expectedMin,
+                                 Value *expectedMax, Value *actual) {
   BasicBlock *from = b.GetInsertBlock();
   BasicBlock *next = BasicBlock::Create(context, "guard.ok", from->getParent(),
                                         exit.block);
   MDNode *unlikely = MDBuilder(context).createUnlikelyBranchWeights();
   b.CreateCondBr(failed, exit.block, next, unlikely);
-  exit.code->addIncoming(c32(int32_t(g.code)), from);
-  exit.guard->addIncoming(c32(g.id), from);
-  exit.tensorKind->addIncoming(c32(int32_t(g.side)), from);
-  exit.tensorIndex->addIncoming(c32(g.tensor), from);
-  exit.dim->addIncoming(c32(g.dim), from);
-  exit.symbol->addIncoming(c32(g.symbol), from);
+  exit.code->addIncoming(c32(ids[0]), from);
+  exit.guard->addIncoming(c32(ids[1]), from);
+  exit.tensorKind->addIncoming(c32(ids[2]), from);
+  exit.tensorIndex->addIncoming(c32(ids[3]), from);
+  exit.dim->addIncoming(c32(ids[4]), from);
+  exit.symbol->addIncoming(c32(ids[5]), from);
   exit.expectedMin->addIncoming(expectedMin, from);
   exit.expectedMax->addIncoming(expectedMax, from);
   exit.actual->addIncoming(actual, from);
@@ -387,7 +408,8 @@ static bool hasDataDependentGuards(const Contract &contract) {
 }
 
 Value *EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
-                                     Value *outputs, CallState &state) {
+                                     Value *outputs, CallState &state,
+                                     Value *blob) {
   // The kernel's memref arguments, expanded by the LLVM lowering to
   // (allocated, aligned, offset, sizes..., strides...).
   SmallVector<Value *> args;
@@ -395,9 +417,7 @@ Value *EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
   // on it, so the kernel ignores its value.
   for (Value *symbol : state.symbols)
     args.push_back(symbol ? symbol : c64(0));
-  auto addMemRef = [&](Value *array, unsigned index, const TensorType &type) {
-    Value *data = load(b, ptr, descriptor(b, array, index),
-                       AbiLayout::kTensorData, "data");
+  auto addPointer = [&](Value *data, const TensorType &type) {
     args.push_back(data);
     args.push_back(data);
     args.push_back(c64(0));
@@ -413,8 +433,39 @@ Value *EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
     args.append(sizes.begin(), sizes.end());
     args.append(strides.begin(), strides.end());
   };
+  auto addMemRef = [&](Value *array, unsigned index, const TensorType &type) {
+    addPointer(load(b, ptr, descriptor(b, array, index), AbiLayout::kTensorData,
+                    "data"),
+               type);
+  };
   for (unsigned i = 0; i < contract.inputs.size(); ++i)
     addMemRef(inputs, i, contract.inputs[i].type);
+  // The weights: a global of the object, or a range of the caller's blob.
+  if (weights)
+    for (size_t c : weights->storedConstants()) {
+      const ConstantPlacement &placement = weights->constants[c];
+      const WeightsBlob &run = weights->blobs[placement.blob];
+      Value *data;
+      if (placement.storage == ConstantStorage::External) {
+        data = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), blob, run.offset,
+                                            placement.name);
+      } else {
+        data = module.getGlobalVariable(run.symbol, /*AllowInternal=*/true);
+        if (!data) {
+          auto *global = new GlobalVariable(
+              module, ArrayType::get(b.getInt8Ty(), run.bytes.size),
+              /*isConstant=*/true, GlobalValue::ExternalLinkage, nullptr,
+              run.symbol);
+          // Defined by finalizeWeightGlobals after optimization; until then
+          // a declaration, so that nothing can assume its contents.
+          global->setVisibility(GlobalValue::HiddenVisibility);
+          global->setDSOLocal(true);
+          global->setAlignment(Align(WeightsBlobLayout::kAlignment));
+          data = global;
+        }
+      }
+      addPointer(data, placement.type);
+    }
   Value *kernelStatus = nullptr;
   if (hasDataDependentGuards(contract)) {
     // memref<2xi64> on the stack, between the inputs and the outputs:
@@ -518,7 +569,8 @@ void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
   writeOutputShapes(b, function->getArg(2), state);
   if (runKernel) {
     Value *kernelStatus =
-        callKernel(b, function->getArg(0), function->getArg(2), state);
+        callKernel(b, function->getArg(0), function->getArg(2), state,
+                   /*blob=*/nullptr);
     if (kernelStatus) {
       // Data-dependent guards (index ranges) are known only after the
       // kernel ran; they report through their own failure exit.
@@ -530,8 +582,83 @@ void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
 }
 
 void EntryPointEmitter::emitRun() {
-  emitEntryPoint(contract.runSymbol(), /*checkOutputs=*/true,
-                 /*runKernel=*/true);
+  if (!weights || weights->mode != WeightsMode::External) {
+    emitEntryPoint(contract.runSymbol(), /*checkOutputs=*/true,
+                   /*runKernel=*/true);
+    return;
+  }
+  // <p>_run_with_weights: the blob's checks, then the guards, reporting
+  // as they go (this entry point has no separate fast path).
+  FunctionType *type = FunctionType::get(
+      i32, {ptr, i64, ptr, i64, ptr, i64, ptr}, /*isVarArg=*/false);
+  Function *function = Function::Create(type, GlobalValue::ExternalLinkage,
+                                        runWithWeightsSymbol(contract), module);
+  const char *argNames[] = {"weights", "weights_size", "inputs", "num_inputs",
+                            "outputs", "num_outputs",  "status"};
+  for (unsigned i = 0; i < 7; ++i)
+    function->getArg(i)->setName(argNames[i]);
+  function->addFnAttr(Attribute::NoUnwind);
+  Value *blob = function->getArg(0), *blobSize = function->getArg(1);
+  Value *inputs = function->getArg(2), *numInputs = function->getArg(3);
+  Value *outputs = function->getArg(4), *numOutputs = function->getArg(5);
+  Value *status = function->getArg(6);
+  BasicBlock *entry = BasicBlock::Create(context, "entry", function);
+  FailExit exit = createFailExit(function, status);
+  IRBuilder<> b(entry);
+  emitWeightsChecks(b, exit, blob, blobSize);
+  GuardSink sink;
+  sink.exit = &exit;
+  CallState state;
+  emitGuards(b, sink, inputs, numInputs, outputs, numOutputs,
+             /*checkOutputs=*/true, state);
+  writeOutputShapes(b, outputs, state);
+  Value *kernelStatus = callKernel(b, inputs, outputs, state, blob);
+  if (kernelStatus)
+    checkKernelStatus(b, exit, kernelStatus, state);
+  writeSuccess(b, status);
+}
+
+void EntryPointEmitter::emitWeightsChecks(IRBuilder<> &b, FailExit &exit,
+                                          Value *blob, Value *blobSize) {
+  auto ids = [&](WeightsCheck check) {
+    return SmallVector<int32_t>{
+        kWeightsStatusCode, -1, int32_t(TensorSide::None), -1,
+        int32_t(check),     -1};
+  };
+  // Before anything is read: a usable pointer...
+  Value *address = b.CreatePtrToInt(blob, i64, "weights_address");
+  Constant *alignment = c64(int64_t(WeightsBlobLayout::kAlignment));
+  Value *badPointer = b.CreateOr(
+      b.CreateIsNull(blob),
+      b.CreateICmpNE(
+          b.CreateAnd(address, c64(int64_t(WeightsBlobLayout::kAlignment - 1))),
+          c64(0)));
+  failWith(b, exit, badPointer, ids(WeightsCheck::Pointer), alignment,
+           alignment, address);
+  // ... the size this object was compiled for ...
+  Constant *expectedSize = c64(int64_t(weights->blobFileBytes));
+  failWith(b, exit, b.CreateICmpNE(blobSize, expectedSize),
+           ids(WeightsCheck::Size), expectedSize, expectedSize, blobSize);
+  // ... and the marker: magic, version, header size, total size and the
+  // fingerprint of the layout and contents, four aligned 64-bit loads.
+  std::string header = weights->blobHeader();
+  Value *differs = b.getFalse();
+  Value *fingerprint = nullptr;
+  for (unsigned word = 0; word < 4; ++word) {
+    uint64_t expected = 0;
+    for (unsigned i = 0; i < 8; ++i)
+      expected |= uint64_t(uint8_t(header[8 * word + i])) << (8 * i);
+    Value *loaded = b.CreateAlignedLoad(
+        i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), blob, 8 * word),
+        Align(8), "weights_marker");
+    if (8 * word == WeightsBlobLayout::kFingerprintOffset)
+      fingerprint = loaded;
+    differs = b.CreateOr(
+        differs, b.CreateICmpNE(loaded, ConstantInt::get(i64, expected)));
+  }
+  Constant *expectedFingerprint = ConstantInt::get(i64, weights->fingerprint);
+  failWith(b, exit, differs, ids(WeightsCheck::Marker), expectedFingerprint,
+           expectedFingerprint, fingerprint);
 }
 
 void EntryPointEmitter::emitOutputShapes() {
@@ -627,6 +754,40 @@ void EntryPointEmitter::emitErrorMessage() {
       print(kb, genericStatusMessage(generic), {});
       codes->addCase(cast<ConstantInt>(c32(int32_t(sc))), block);
     }
+    if (weights && weights->mode == WeightsMode::External) {
+      // <p>_run_with_weights: which check of the blob failed is in dim.
+      BasicBlock *block = BasicBlock::Create(context, "weights", function);
+      codes->addCase(cast<ConstantInt>(c32(kWeightsStatusCode)), block);
+      IRBuilder<> wb(block);
+      Value *check = load(wb, i32, status, AbiLayout::kStatusDim, "check");
+      BasicBlock *other = BasicBlock::Create(context, "weights", function);
+      SwitchInst *checks = wb.CreateSwitch(check, other);
+      auto message = [&](WeightsCheck kind, StringRef format,
+                         ArrayRef<Value *> args) {
+        BasicBlock *at = BasicBlock::Create(context, "weights", function);
+        IRBuilder<> mb(at);
+        print(mb, format, args);
+        checks->addCase(cast<ConstantInt>(c32(int32_t(kind))), at);
+      };
+      message(WeightsCheck::Pointer,
+              "the weights pointer must be non-NULL and aligned to %lld "
+              "bytes, got address %#llx [weights pointer]",
+              {fields[0], fields[2]});
+      message(WeightsCheck::Size,
+              "the weights blob has %lld bytes, but this object needs "
+              "%lld [weights size]",
+              {fields[2], fields[0]});
+      message(WeightsCheck::Marker,
+              "the weights blob does not match this object: its header "
+              "(magic, version, size or fingerprint) differs; expected "
+              "fingerprint %#llx, found %#llx [weights marker]",
+              {fields[0], fields[2]});
+      IRBuilder<> ob(other);
+      print(ob,
+            "error " + std::to_string(kWeightsStatusCode) +
+                ": the weights blob does not match this object",
+            {});
+    }
     IRBuilder<> ub(unknown);
     print(ub, "error %d: unknown status code", {code});
   }
@@ -695,7 +856,8 @@ void EntryPointEmitter::emitErrorMessage() {
 }
 
 Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
-                              StringRef kernelName) {
+                              StringRef kernelName,
+                              const WeightsPlan *weights) {
   Function *kernel = module.getFunction(kernelName);
   if (!kernel)
     return createStringError(inconvertibleErrorCode(),
@@ -706,6 +868,9 @@ Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
     expected += 3 + 2 * input.type.rank();
   for (const ContractTensor &output : contract.outputs)
     expected += 3 + 2 * output.type.rank();
+  if (weights)
+    for (size_t c : weights->storedConstants())
+      expected += 3 + 2 * weights->constants[c].type.rank();
   if (hasDataDependentGuards(contract))
     expected += 5; // the status buffer, memref<2xi64>
   if (kernel->arg_size() != expected || !kernel->getReturnType()->isVoidTy())
@@ -715,7 +880,7 @@ Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
         "returns a value; the outputs were not bufferized in place",
         kernelName.str().c_str(), kernel->arg_size(), expected);
   kernel->setLinkage(GlobalValue::InternalLinkage);
-  EntryPointEmitter emitter(module, contract, kernel);
+  EntryPointEmitter emitter(module, contract, kernel, weights);
   emitter.emitRun();
   emitter.emitOutputShapes();
   emitter.emitErrorMessage();

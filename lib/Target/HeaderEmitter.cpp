@@ -1,9 +1,11 @@
 //===- HeaderEmitter.cpp - The generated C99 header -----------------------===//
+#include "txc/Support/Version.h"
 #include "txc/Target/AbiEmitter.h"
 #include "txc/Target/ArtifactInfo.h"
-#include "txc/Support/Version.h"
+#include "txc/Target/Weights.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace txc;
@@ -124,7 +126,45 @@ std::string txc::emitCHeader(const Contract &contract,
   for (size_t o = 0; o < contract.outputs.size(); ++o)
     emitTensor("OUTPUT", o, contract.outputs[o], contract.maxOutputBytes(o));
 
-  os << R"(
+  const WeightsPlan *weights = info.weights;
+  if (weights && weights->mode == WeightsMode::External) {
+    std::string fingerprint;
+    llvm::raw_string_ostream hex(fingerprint);
+    hex << llvm::format_hex(weights->fingerprint, 18);
+    os << R"(
+/* External weights (docs/abi.md): the blob file )"
+       << info.weightsFile << R"( holds the weights; pass
+   its bytes to )"
+       << runWithWeightsSymbol(contract) << R"(. */
+#ifndef TXC_E_WEIGHTS
+#define TXC_E_WEIGHTS )"
+       << kWeightsStatusCode
+       << R"( /* the weights blob is NULL, misaligned, of the wrong size or another object's */
+#endif
+#define )"
+       << macro << "_WEIGHTS_BYTES UINT64_C(" << weights->blobFileBytes << ")\n"
+       << "#define " << macro << "_WEIGHTS_ALIGNMENT "
+       << WeightsBlobLayout::kAlignment << "\n"
+       << "#define " << macro << "_WEIGHTS_FINGERPRINT UINT64_C(" << fingerprint
+       << ")\n";
+    os << R"(
+/* Checks the weights blob (non-NULL, aligned to )"
+       << macro << R"(_WEIGHTS_ALIGNMENT bytes,
+   weights_size == )"
+       << macro << R"(_WEIGHTS_BYTES, and its header: magic, version, size
+   and fingerprint), then every guard, then computes the outputs into the
+   caller's buffers. A blob that does not match returns TXC_E_WEIGHTS.
+   Otherwise as the run function of embedded weights: TXC_OK, or the code
+   of the first failed guard without touching any tensor memory. status may
+   be NULL. The blob is only read. */
+int32_t )"
+       << runWithWeightsSymbol(contract)
+       << R"((const void *weights, size_t weights_size,
+    const txc_tensor *inputs, int64_t num_inputs,
+    txc_tensor *outputs, int64_t num_outputs, txc_status *status);
+)";
+  } else {
+    os << R"(
 /* Checks every guard, then computes the outputs into the caller's buffers.
    Returns TXC_OK, or the code of the first failed guard without touching
    any tensor memory. Only TXC_E_INDEX_OUT_OF_RANGE (an index read by
@@ -134,24 +174,28 @@ std::string txc::emitCHeader(const Contract &contract,
 int32_t )" << contract.runSymbol()
      << R"((const txc_tensor *inputs, int64_t num_inputs,
     txc_tensor *outputs, int64_t num_outputs, txc_status *status);
-
+)";
+  }
+  os << R"(
 /* Checks the input guards and writes each output's dtype, rank and dims
    (outputs[i].data and size_bytes are not used). */
-int32_t )" << contract.shapesSymbol()
+int32_t )"
+     << contract.shapesSymbol()
      << R"((const txc_tensor *inputs, int64_t num_inputs,
     txc_tensor *outputs, int64_t num_outputs, txc_status *status);
 
 /* Writes a message naming the failed guard, the tensor, the dimension, the
    expected value or range and the actual value, like snprintf: returns the
    length of the full message. */
-int32_t )" << contract.messageSymbol()
+int32_t )"
+     << contract.messageSymbol()
      << R"((const txc_status *status, char *buffer, size_t size);
 
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
 
-#endif /* )" << guard
-     << " */\n";
+#endif /* )"
+     << guard << " */\n";
   return text;
 }

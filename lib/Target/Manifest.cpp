@@ -5,9 +5,13 @@
 // environment, so compiling twice gives identical bytes.
 //
 //===----------------------------------------------------------------------===//
+#include "txc/Support/Version.h"
 #include "txc/Target/AbiEmitter.h"
 #include "txc/Target/ArtifactInfo.h"
-#include "txc/Support/Version.h"
+#include "txc/Target/Weights.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <nlohmann/json.hpp>
 
@@ -60,6 +64,69 @@ static json tensorsToJson(const std::vector<ContractTensor> &tensors,
   return list;
 }
 
+static std::string hexWord(uint64_t value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::format_hex(value, 18);
+  return text;
+}
+
+/// "weights" and "constants": where every constant lives.
+static void addConstants(json &manifest, const Program &program,
+                         const WeightsPlan &weights, const ArtifactInfo &info) {
+  bool external = weights.mode == WeightsMode::External;
+  json summary;
+  summary["mode"] = external ? "external" : "embedded";
+  summary["alignment"] = WeightsBlobLayout::kAlignment;
+  summary["stored_bytes"] = weights.storedBytes();
+  if (external) {
+    summary["file"] = info.weightsFile;
+    summary["file_bytes"] = weights.blobFileBytes;
+    summary["sha256"] = Sha256::toHex(weights.blobFileSha256);
+    summary["fingerprint"] = hexWord(weights.fingerprint);
+  } else {
+    summary["section"] = kWeightsSection.str();
+  }
+  manifest["weights"] = std::move(summary);
+
+  json list = json::array();
+  for (size_t i = 0; i < program.constants.size(); ++i) {
+    const ConstantDecl &constant = program.constants[i];
+    const ConstantPlacement &placement = weights.constants[i];
+    json entry;
+    entry["name"] = constant.name;
+    entry["dtype"] = dtypeName(constant.type.dtype).str();
+    entry["shape"] = shapeToJson(constant.type.shape, {});
+    entry["bytes"] = constant.data.size;
+    entry["sha256"] = Sha256::toHex(placement.sha256);
+    if (constant.isFromFile()) {
+      json source;
+      source["file"] = constant.file;
+      if (!constant.tensor.empty())
+        source["tensor"] = constant.tensor;
+      entry["source"] = std::move(source);
+    } else {
+      entry["source"] = "inline";
+    }
+    switch (placement.storage) {
+    case ConstantStorage::Code:
+      entry["storage"] = "code";
+      break;
+    case ConstantStorage::Embedded:
+      entry["storage"] = "embedded";
+      entry["symbol"] = weights.blobs[placement.blob].symbol;
+      break;
+    case ConstantStorage::External:
+      entry["storage"] = "external";
+      entry["offset"] = weights.blobs[placement.blob].offset;
+      break;
+    }
+    entry["location"] = locationToJson(info.programFile, constant.loc);
+    list.push_back(std::move(entry));
+  }
+  manifest["constants"] = std::move(list);
+}
+
 std::string txc::emitManifest(const Contract &contract,
                               const ArtifactInfo &info) {
   std::vector<std::string> names = contract.symbolNames();
@@ -77,9 +144,15 @@ std::string txc::emitManifest(const Contract &contract,
   target["features"] = info.target.features;
   target["opt_level"] = info.target.optLevel;
   manifest["target"] = std::move(target);
-  manifest["entry_points"] = {{"run", contract.runSymbol()},
-                              {"output_shapes", contract.shapesSymbol()},
-                              {"error_message", contract.messageSymbol()}};
+  bool external = info.weights && info.weights->mode == WeightsMode::External;
+  json entryPoints;
+  if (external)
+    entryPoints["run_with_weights"] = runWithWeightsSymbol(contract);
+  else
+    entryPoints["run"] = contract.runSymbol();
+  entryPoints["output_shapes"] = contract.shapesSymbol();
+  entryPoints["error_message"] = contract.messageSymbol();
+  manifest["entry_points"] = std::move(entryPoints);
   manifest["abi"] = {{"version", 1},
                      {"max_rank", AbiLayout::kMaxRank},
                      {"tensor_descriptor_bytes", AbiLayout::kTensorSize},
@@ -110,6 +183,8 @@ std::string txc::emitManifest(const Contract &contract,
                                      false, contract);
   manifest["outputs"] = tensorsToJson(contract.outputs, names,
                                       info.programFile, true, contract);
+  if (info.program && info.weights)
+    addConstants(manifest, *info.program, *info.weights, info);
 
   json guards = json::array();
   for (const Guard &g : contract.guards) {
@@ -152,6 +227,10 @@ std::string txc::emitManifest(const Contract &contract,
     codes.push_back({{"code", int(code)},
                      {"name", statusCodeMacro(code).str()},
                      {"meaning", statusCodeDescription(code).str()}});
+  if (external)
+    codes.push_back({{"code", kWeightsStatusCode},
+                     {"name", kWeightsStatusMacro.str()},
+                     {"meaning", kWeightsStatusMeaning.str()}});
   manifest["status_codes"] = std::move(codes);
 
   manifest["numerics"] = {

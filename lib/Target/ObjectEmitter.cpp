@@ -193,22 +193,31 @@ static void disablePostRAScheduler() {
   (void)done;
 }
 
-llvm::Expected<std::string> txc::emitMachineCode(llvm::Module &module,
-                                                 llvm::TargetMachine &machine,
-                                                 MachineCodeKind kind) {
+llvm::Error txc::emitMachineCode(llvm::Module &module,
+                                 llvm::TargetMachine &machine,
+                                 MachineCodeKind kind,
+                                 llvm::raw_pwrite_stream &out) {
   disablePostRAScheduler();
   if (llvm::verifyModule(module, &llvm::errs()))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "internal error: invalid LLVM IR");
-  llvm::SmallVector<char, 0> bytes;
-  llvm::raw_svector_ostream stream(bytes);
   llvm::legacy::PassManager passes;
   auto fileType = kind == MachineCodeKind::Object
                       ? llvm::CodeGenFileType::ObjectFile
                       : llvm::CodeGenFileType::AssemblyFile;
-  if (machine.addPassesToEmitFile(passes, stream, nullptr, fileType))
+  if (machine.addPassesToEmitFile(passes, out, nullptr, fileType))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "the target cannot emit this file type");
   passes.run(module);
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::string> txc::emitMachineCode(llvm::Module &module,
+                                                 llvm::TargetMachine &machine,
+                                                 MachineCodeKind kind) {
+  llvm::SmallVector<char, 0> bytes;
+  llvm::raw_svector_ostream stream(bytes);
+  if (llvm::Error err = emitMachineCode(module, machine, kind, stream))
+    return err;
   return std::string(bytes.begin(), bytes.end());
 }

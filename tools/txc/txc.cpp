@@ -70,6 +70,17 @@ void reportFatalError(void *data, const char *reason, bool) {
   std::_Exit(context->diags->exitCode());
 }
 
+void addWeightsDirOption(CLI::App *command, std::vector<std::string> &dirs) {
+  command
+      ->add_option(
+          "--allow-weights-outside", dirs,
+          "Allow weights files inside DIR although they are outside the "
+          "program's directory, absolute or reached through a symbolic link "
+          "(repeatable)")
+      ->type_name("DIR")
+      ->allow_extra_args(false);
+}
+
 std::string emitKindHelp() {
   std::string help = "What to write:";
   for (const EmitKindInfo &info : emitKinds())
@@ -125,13 +136,28 @@ int main(int argc, char **argv) {
                            "Print the MLIR after every pass (on stderr)");
   compileCommand->add_flag("--time-report", compile.timeReport,
                            "Print the time of each compilation phase");
+  std::string weightsMode = "embedded";
+  compileCommand
+      ->add_option("--weights", weightsMode,
+                   "Where stored constants (weights) go: embedded in the "
+                   "object, or external in a blob file passed to "
+                   "<p>_run_with_weights")
+      ->check(CLI::IsMember({"embedded", "external"}))
+      ->capture_default_str();
+  compileCommand->add_option("--weights-file", compile.weightsPath,
+                             "With --weights external: the blob file "
+                             "(default: the output with extension "
+                             ".weights)");
+  addWeightsDirOption(compileCommand, compile.allowedWeightDirs);
   addCommonOptions(compileCommand, common);
 
   std::string checkPath;
+  ReaderOptions checkReader;
   CLI::App *checkCommand = app.add_subcommand(
       "check", "Parse and verify a program without compiling it");
   checkCommand->add_option("program", checkPath, "Program file (JSON)")
       ->required();
+  addWeightsDirOption(checkCommand, checkReader.allowedWeightDirs);
   addCommonOptions(checkCommand, common);
 
   RunOptions run;
@@ -156,6 +182,7 @@ int main(int argc, char **argv) {
   runCommand->add_option("-O", run.optLevel, "Optimization level 0-3")
       ->check(CLI::Range(0u, 3u))
       ->capture_default_str();
+  addWeightsDirOption(runCommand, run.allowedWeightDirs);
   addCommonOptions(runCommand, common);
 
   // CLI11 answers a misspelled command with "A subcommand is required",
@@ -200,9 +227,16 @@ int main(int argc, char **argv) {
   int exitCode = ExitOK;
   if (*compileCommand) {
     compile.emit = *parseEmitKind(emitName);
-    exitCode = runCompile(compile, diags);
+    compile.externalWeights = weightsMode == "external";
+    if (!compile.weightsPath.empty() && !compile.externalWeights) {
+      diags.error(DiagCategory::Usage, "usage", "", Loc(),
+                  "--weights-file is only used with --weights external");
+      exitCode = diags.exitCode();
+    } else {
+      exitCode = runCompile(compile, diags);
+    }
   } else if (*checkCommand) {
-    exitCode = runCheck(checkPath, diags);
+    exitCode = runCheck(checkPath, diags, checkReader);
   } else if (*runCommand) {
     exitCode = runRun(run, diags);
   }

@@ -4,10 +4,13 @@
 // tensor, arith and math dialects. The function's signature is
 //
 //   func.func @<prefix>_kernel(%sym0: index, ..., %in0: tensor<...>, ...,
+//                              %weight0: tensor<...>, ...,
 //                              %out0: tensor<...>, ...) -> (tensor<...>, ...)
 //
 // Symbols arrive as index arguments (the ABI wrapper has already computed
-// and checked them); inputs are read-only; every result is materialized into
+// and checked them); inputs are read-only; stored constants
+// (ConstantDecl::isStored, the weights) are read-only arguments between the
+// inputs and the outputs, in program order; every result is materialized into
 // its output argument so that bufferization writes straight into the
 // caller's buffers. Every op carries the location of the program node it
 // comes from.

@@ -29,6 +29,7 @@ namespace llvm {
 class LLVMContext;
 class Module;
 class TargetMachine;
+class raw_pwrite_stream;
 } // namespace llvm
 
 namespace mlir {
@@ -43,14 +44,21 @@ namespace txc {
 PipelineOptions pipelineOptionsFor(const llvm::TargetMachine &machine,
                                    unsigned optLevel);
 
-/// Generates object code or assembly from `module`, reporting the errors
-/// LLVM raises while doing so (an operation the target cannot lower) as
-/// target errors. Null after reporting.
-std::optional<std::string> generateCode(llvm::Module &module,
-                                        llvm::TargetMachine &machine,
-                                        MachineCodeKind kind,
-                                        llvm::StringRef programFile,
-                                        DiagnosticEngine &diags);
+struct WeightsPlan;
+
+/// Generates object code or assembly from `module` into `out`, reporting
+/// the errors LLVM raises while doing so (an operation the target cannot
+/// lower) as target errors. False after reporting.
+bool generateCode(llvm::Module &module, llvm::TargetMachine &machine,
+                  MachineCodeKind kind, llvm::StringRef programFile,
+                  DiagnosticEngine &diags, llvm::raw_pwrite_stream &out);
+
+/// The same in memory; for an object, also writes the embedded weights of
+/// `weights` into it. Null after reporting.
+std::optional<std::string>
+generateCode(llvm::Module &module, llvm::TargetMachine &machine,
+             MachineCodeKind kind, llvm::StringRef programFile,
+             DiagnosticEngine &diags, const WeightsPlan *weights = nullptr);
 
 class Compiler {
 public:
@@ -67,14 +75,17 @@ public:
                                                 mlir::TimingScope &timing);
 
   /// The optimized LLVM module with the ABI entry points: what `txc
-  /// compile` prints for --emit llvm and generates code from.
+  /// compile` prints for --emit llvm and generates code from. `weights`
+  /// places the stored constants (planWeights); embedded ones are globals
+  /// with placeholder zeros until the object is filled.
   std::unique_ptr<llvm::Module>
   buildLLVMModule(const CheckedProgram &checked, llvm::LLVMContext &llvmContext,
                   llvm::TargetMachine &machine, const PipelineOptions &options,
-                  DiagnosticEngine &diags, mlir::TimingScope &timing);
+                  DiagnosticEngine &diags, mlir::TimingScope &timing,
+                  const WeightsPlan &weights);
 
   /// The bytes of the object `txc compile` writes for `spec` (whose
-  /// optLevel is also the pipeline's).
+  /// optLevel is also the pipeline's), with embedded weights.
   std::optional<std::string> compileObject(const CheckedProgram &checked,
                                            const TargetSpec &spec,
                                            DiagnosticEngine &diags);

@@ -9,6 +9,7 @@
 #define TXC_DRIVER_DRIVER_H
 
 #include "txc/Analysis/Contract.h"
+#include "txc/Frontend/ProgramReader.h"
 #include "txc/Program/Program.h"
 #include "txc/Support/Diagnostics.h"
 
@@ -56,6 +57,12 @@ struct CompileOptions {
   std::string entryPrefix; ///< "" = the program's name
   bool printIRAfterAll = false;
   bool timeReport = false;
+  /// --allow-weights-outside: directories weights files may be in.
+  std::vector<std::string> allowedWeightDirs;
+  /// --weights external: the stored constants go to a blob file instead
+  /// of the object, and <p>_run_with_weights replaces <p>_run.
+  bool externalWeights = false;
+  std::string weightsPath; ///< --weights-file; "" = <output>.weights
 };
 
 /// A program read and verified, with its contract.
@@ -67,10 +74,13 @@ struct CheckedProgram {
 /// Reads, verifies and builds the contract; null after reporting errors.
 std::unique_ptr<CheckedProgram> loadProgram(llvm::StringRef path,
                                             llvm::StringRef entryPrefix,
-                                            DiagnosticEngine &diags);
+                                            DiagnosticEngine &diags,
+                                            const ReaderOptions &reader = {});
 
-/// `txc check`: parse and verify only. Returns the exit code.
-int runCheck(llvm::StringRef programPath, DiagnosticEngine &diags);
+/// `txc check`: parse and verify only (weights files are opened and
+/// checked too). Returns the exit code.
+int runCheck(llvm::StringRef programPath, DiagnosticEngine &diags,
+             const ReaderOptions &reader = {});
 
 /// `txc compile`. Returns the exit code.
 int runCompile(const CompileOptions &options, DiagnosticEngine &diags);
@@ -81,6 +91,7 @@ struct RunOptions {
   std::string outputDir;           ///< outputs go to DIR/<name>.npy
   bool eager = false;              ///< the interpreter, not compiled code
   unsigned optLevel = 2;
+  std::vector<std::string> allowedWeightDirs; ///< --allow-weights-outside
 };
 
 /// `txc run`: runs the program on .npy inputs, compiled for this machine and

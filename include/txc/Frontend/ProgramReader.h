@@ -8,22 +8,33 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace txc {
 
 class SourceFile;
 
+struct ReaderOptions {
+  /// Directories outside the program's own in which weights files may be
+  /// (--allow-weights-outside); see resolveWeightsPath.
+  std::vector<std::string> allowedWeightDirs;
+};
+
 /// Reads a program from `file`. Every problem found is reported to `diags`
 /// (reading goes on after an error to find the others); returns null if any
-/// error was reported.
+/// error was reported. Constants with a 'file' are read from weights files
+/// relative to the directory of `file.name()`.
 std::unique_ptr<Program> readProgram(const SourceFile &file,
-                                     DiagnosticEngine &diags);
+                                     DiagnosticEngine &diags,
+                                     const ReaderOptions &options = {});
 
 /// Reads the file at `path` (with the size limit), registers its text with
 /// `diags` for caret diagnostics, and parses it. I/O errors are reported as
 /// DiagCategory::IO.
 std::unique_ptr<Program> readProgramFile(llvm::StringRef path,
-                                         DiagnosticEngine &diags);
+                                         DiagnosticEngine &diags,
+                                         const ReaderOptions &options = {});
 
 /// The program format identifier ("txc.program") and the versions this txc
 /// reads.

@@ -23,6 +23,7 @@
 #define TXC_INTERP_NPY_H
 
 #include "txc/Interp/Tensor.h"
+#include "txc/Program/NpyHeader.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -30,9 +31,6 @@
 #include <string>
 
 namespace txc {
-
-/// The descr txc writes for a dtype ("<f4", "|b1", "<u2" for bf16).
-llvm::StringRef npyDescr(DType dtype);
 
 /// Parses the bytes of a .npy file. `name` is used in error messages.
 llvm::Expected<Tensor> parseNpy(llvm::ArrayRef<uint8_t> bytes,

@@ -41,6 +41,10 @@ struct ProgramLimits {
   /// Inline `data` elements in the whole program; larger constants belong in
   /// external weight files.
   static constexpr uint64_t kMaxInlineElements = 1ull << 20;
+  /// Inline constants of at least this many bytes are stored like weights
+  /// (a global in the weights section, or the external blob) rather than
+  /// compiled into the code as dense attributes.
+  static constexpr uint64_t kMinStoredInlineBytes = 64ull << 10;
   /// Upper bound on the bytes of any tensor at the symbols' maximum values;
   /// keeps every size computation far from int64 overflow.
   static constexpr int64_t kMaxTensorBytes = int64_t(1) << 48;
@@ -92,6 +96,22 @@ struct ConstantDecl {
   Blob data;       ///< little-endian elements, row-major
   Loc loc;
   Loc dataLoc;
+  /// A constant read from a weights file: the path as written in the
+  /// program (relative to the program's directory) and, for .safetensors,
+  /// the tensor's name. Both empty for inline `data`.
+  std::string file;
+  std::string tensor;
+  Loc fileLoc;
+  Loc tensorLoc;
+
+  bool isFromFile() const { return !file.empty(); }
+  /// Stored constants are weights: never a dense attribute in MLIR but a
+  /// read-only kernel argument whose bytes live in the object's weights
+  /// section (or in the external blob). Constants from files and large
+  /// inline ones are stored.
+  bool isStored() const {
+    return isFromFile() || data.size >= ProgramLimits::kMinStoredInlineBytes;
+  }
 };
 
 /// An attribute value as written in the program; the verifier interprets it

@@ -51,10 +51,15 @@ struct AbiLayout {
   static constexpr unsigned kStatusSize = 48;
 };
 
+struct WeightsPlan;
+
 /// Emits the entry points into `module`, which must contain the lowered
-/// kernel `kernelName` (made internal here).
+/// kernel `kernelName` (made internal here). `weights` says where the
+/// program's stored constants (the kernel's arguments after the inputs)
+/// are; with external weights <p>_run_with_weights replaces <p>_run.
 llvm::Error emitAbiEntryPoints(llvm::Module &module, const Contract &contract,
-                               llvm::StringRef kernelName);
+                               llvm::StringRef kernelName,
+                               const WeightsPlan *weights = nullptr);
 
 } // namespace txc
 

@@ -10,10 +10,16 @@
 namespace txc {
 
 /// Facts about one compiled artifact besides its contract.
+struct WeightsPlan;
+
 struct ArtifactInfo {
   std::string programFile;   ///< file name only (no directories)
   std::string programSha256; ///< of the program file's bytes
   TargetSpec target;
+  /// The program and where its constants live (null: no constants listed).
+  const Program *program = nullptr;
+  const WeightsPlan *weights = nullptr;
+  std::string weightsFile; ///< external weights: the blob's file name
 };
 
 /// The C99 header declaring the artifact's entry points (docs/abi.md).

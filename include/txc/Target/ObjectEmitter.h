@@ -13,6 +13,7 @@ namespace llvm {
 class LLVMContext;
 class Module;
 class TargetMachine;
+class raw_pwrite_stream;
 } // namespace llvm
 
 namespace txc {
@@ -50,6 +51,9 @@ enum class MachineCodeKind { Object, Assembly };
 llvm::Expected<std::string> emitMachineCode(llvm::Module &module,
                                             llvm::TargetMachine &machine,
                                             MachineCodeKind kind);
+/// The same into a stream (a file, for objects too large to hold twice).
+llvm::Error emitMachineCode(llvm::Module &module, llvm::TargetMachine &machine,
+                            MachineCodeKind kind, llvm::raw_pwrite_stream &out);
 
 } // namespace txc
 

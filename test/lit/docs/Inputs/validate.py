@@ -5,6 +5,8 @@
   validate.py SCHEMA invalid FILE...          every file must be rejected
   validate.py SCHEMA mutants MANIFEST         every built-in corruption of a
                                               valid manifest must be rejected
+  validate.py SCHEMA weights-mutants MANIFEST the same for a manifest with
+                                              external weights
 
 Prints one line per document ("valid: NAME" or "rejected: NAME at POINTER")
 so that FileCheck can check which documents were seen and why they were
@@ -74,16 +76,35 @@ def mutants(manifest):
     yield change("ten status codes", lambda m: m["status_codes"].pop())
 
 
+def weights_mutants(manifest):
+    """Corrupted copies of a valid manifest with external weights."""
+    def change(description, edit):
+        m = copy.deepcopy(manifest)
+        edit(m)
+        return description, m
+
+    yield change("external weights without sha256",
+                 lambda m: m["weights"].pop("sha256"))
+    yield change("external constant with a symbol",
+                 lambda m: m["constants"][0].update(symbol="__txc_p_weights_0"))
+    yield change("both run entry points",
+                 lambda m: m["entry_points"].update(run="p_run"))
+    yield change("unknown storage",
+                 lambda m: m["constants"][0].update(storage="disk"))
+
+
 def main():
-    if len(sys.argv) < 4 or sys.argv[2] not in ("valid", "invalid", "mutants"):
+    if len(sys.argv) < 4 or sys.argv[2] not in ("valid", "invalid", "mutants",
+                                                "weights-mutants"):
         sys.exit(__doc__)
     schema = load(sys.argv[1])
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
     mode = sys.argv[2]
 
-    if mode == "mutants":
-        for description, document in mutants(load(sys.argv[3])):
+    if mode in ("mutants", "weights-mutants"):
+        generate = mutants if mode == "mutants" else weights_mutants
+        for description, document in generate(load(sys.argv[3])):
             error = first_error(validator, document)
             if error is None:
                 print(f"error: the schema accepts a manifest with: {description}")
