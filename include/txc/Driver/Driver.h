@@ -56,6 +56,12 @@ struct CompileOptions {
   std::string entryPrefix; ///< "" = the program's name
   bool printIRAfterAll = false;
   bool timeReport = false;
+  bool timeReportJson = false; ///< --time-report=json
+  /// The compile cache (CompileCache.h); "" = no cache. Every option above
+  /// that changes the output bytes must be part of the cache key
+  /// (cacheKeyInputs in Driver.cpp).
+  std::string cacheDir;
+  uint64_t cacheMaxBytes = 0; ///< 0 = kDefaultCacheMaxBytes
 };
 
 /// A program read and verified, with its contract.
