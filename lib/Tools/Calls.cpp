@@ -405,7 +405,7 @@ txc::readCallsFile(llvm::StringRef path, const Contract &contract,
   if (!file) {
     diags.error(DiagCategory::IO, "io-read", path, Loc(),
                 "cannot read calls file '" + path +
-                    "': " + llvm::toString(file.takeError()));
+                    "': " + llvm::errorToErrorCode(file.takeError()).message());
     return std::nullopt;
   }
   diags.addSourceFile(*file);

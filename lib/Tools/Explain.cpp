@@ -98,6 +98,8 @@ private:
   json graphJson(const Graph &graph) const;
   void graphDot(const Graph &graph, const std::string &scope, std::string &out,
                 unsigned indent) const;
+  std::string guardNote(TensorSide side, size_t index, const std::string &name,
+                        const std::string &node) const;
 
   const Program &program;
   const Contract &contract;
@@ -433,6 +435,30 @@ void Explainer::graphDot(const Graph &graph, const std::string &scope,
   }
 }
 
+/// A note with the guards about one tensor, tied to its node (`node`, a
+/// quoted DOT id), or "" when there are none.
+std::string Explainer::guardNote(TensorSide side, size_t index,
+                                 const std::string &name,
+                                 const std::string &node) const {
+  std::string label;
+  for (const Guard &g : contract.guards)
+    if (g.side == side && g.tensor == int(index))
+      label += "guard " + std::to_string(g.id) + ": " + g.expression + "\\l";
+  if (label.empty())
+    return "";
+  std::string escaped;
+  for (char c : label) {
+    if (c == '"')
+      escaped += '\\';
+    escaped += c;
+  }
+  std::string note = quote(name);
+  return "  " + note +
+         " [shape=note, style=filled, fillcolor=\"#fff4c2\", label=\"" +
+         escaped + "\"];\n  " + note + " -> " + node +
+         " [style=dashed, arrowhead=none];\n";
+}
+
 std::string Explainer::dot() const {
   std::string out = "digraph " + quote(program.name) + " {\n";
   out += "  graph [fontname=\"Helvetica\", fontsize=10, rankdir=TB];\n";
@@ -443,27 +469,8 @@ std::string Explainer::dot() const {
     out += "  " + valueNode(input.name) +
            " [shape=ellipse, style=filled, fillcolor=\"#dbe9f6\", label=" +
            quote(input.name + "\n" + type(input.type)) + "];\n";
-    // The input's guards, in a note next to it.
-    std::string guards;
-    for (const Guard &g : contract.guards)
-      if (g.side == TensorSide::Input && g.tensor == int(i))
-        guards += "guard " + std::to_string(g.id) + ": " + g.expression + "\\l";
-    if (!guards.empty()) {
-      std::string note = quote("g:" + input.name);
-      std::string label = "\"";
-      for (char c : guards) {
-        if (c == '"')
-          label += '\\';
-        label += c;
-      }
-      label += "\"";
-      out +=
-          "  " + note +
-          " [shape=note, style=filled, fillcolor=\"#fff4c2\", label=" + label +
-          "];\n";
-      out += "  " + note + " -> " + valueNode(input.name) +
-             " [style=dashed, arrowhead=none];\n";
-    }
+    out += guardNote(TensorSide::Input, i, "g:" + input.name,
+                     valueNode(input.name));
   }
   for (const ConstantDecl &c : program.constants)
     out += "  " + valueNode(c.name) +
@@ -478,6 +485,7 @@ std::string Explainer::dot() const {
            "label=" +
            quote(output.name + "\n" + type(output.type)) + "];\n";
     out += "  " + valueNode(output.value) + " -> " + id + ";\n";
+    out += guardNote(TensorSide::Output, o, "g:o:" + output.name, id);
   }
   return out + "}\n";
 }

@@ -628,7 +628,7 @@ std::unique_ptr<Manifest> txc::readManifestFile(llvm::StringRef path,
   if (!file) {
     diags.error(DiagCategory::IO, "io-read", path, Loc(),
                 "cannot read manifest file '" + path +
-                    "': " + llvm::toString(file.takeError()));
+                    "': " + llvm::errorToErrorCode(file.takeError()).message());
     return nullptr;
   }
   diags.addSourceFile(*file);

@@ -6,9 +6,11 @@
 //===----------------------------------------------------------------------===//
 #include "txc/Driver/CompileCache.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
@@ -225,4 +227,47 @@ TEST(CompileCache, EvictsLeastRecentlyUsed) {
   ASSERT_TRUE(bool(stats));
   EXPECT_EQ(stats->entries, 0u);
   EXPECT_EQ(stats->hits, 0u);
+}
+
+TEST(CompileCache, ReferencedFilesAreHashed) {
+  TempDir dir;
+  auto write = [&](const std::string &name, const std::string &text) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(dir.path() + "/" + name, ec);
+    os << text;
+  };
+  auto sha = [](llvm::StringRef text) {
+    auto digest = llvm::SHA256::hash(llvm::ArrayRef<uint8_t>(
+        reinterpret_cast<const uint8_t *>(text.data()), text.size()));
+    return llvm::toHex(digest, true);
+  };
+  std::string program =
+      R"({"constants": [{"name": "w", "file": "w.bin"}, {"name": "c"},
+                        {"name": "v", "file": {"path": "sub/v.bin"}}]})";
+  write("p.json", program);
+  write("w.bin", "AAAA");
+  fs::create_directories(dir.path() + "/sub");
+  write("sub/v.bin", "BB");
+  std::string error;
+  auto files = hashReferencedFiles(dir.path() + "/p.json", sha(program), error);
+  ASSERT_TRUE(files) << error;
+  ASSERT_EQ(files->size(), 2u);
+  EXPECT_EQ((*files)[0].first, "w.bin");
+  EXPECT_EQ((*files)[0].second, sha("AAAA"));
+  EXPECT_EQ((*files)[1].first, "sub/v.bin");
+  EXPECT_EQ((*files)[1].second, sha("BB"));
+  // Other bytes, another hash.
+  write("w.bin", "AAAB");
+  files = hashReferencedFiles(dir.path() + "/p.json", sha(program), error);
+  ASSERT_TRUE(files) << error;
+  EXPECT_EQ((*files)[0].second, sha("AAAB"));
+  // A missing file, or a program that changed since it was compiled: the
+  // cache is not used.
+  fs::remove(dir.path() + "/w.bin");
+  EXPECT_FALSE(
+      hashReferencedFiles(dir.path() + "/p.json", sha(program), error));
+  EXPECT_NE(error.find("w.bin"), std::string::npos);
+  EXPECT_FALSE(
+      hashReferencedFiles(dir.path() + "/p.json", sha("other"), error));
+  EXPECT_NE(error.find("changed while it was compiled"), std::string::npos);
 }
