@@ -1,7 +1,9 @@
 //===- Driver.cpp - The compile and check jobs ----------------------------===//
 #include "txc/Driver/Driver.h"
 
+#include "txc/Driver/CompileCache.h"
 #include "txc/Driver/Compiler.h"
+#include "txc/Driver/TimeReport.h"
 
 #include "txc/Analysis/Verifier.h"
 #include "txc/Frontend/ProgramReader.h"
@@ -225,6 +227,55 @@ static bool emitObjectFile(llvm::Module &module, llvm::TargetMachine &machine,
   return true;
 }
 
+/// The cache and the key of this compile, or nullopt (after a warning) when
+/// the cache cannot be used; the compile then goes on without it.
+static std::optional<std::pair<CompileCache, std::string>>
+openCompileCache(const CompileOptions &options, const CheckedProgram &checked,
+                 const TargetSpec &spec, DiagnosticEngine &diags) {
+  auto disabled = [&](const llvm::Twine &why) {
+    diags.warning(DiagCategory::IO, "cache", "", Loc(),
+                  "the compile cache is not used: " + why);
+    return std::nullopt;
+  };
+  auto cache = CompileCache::open(options.cacheDir,
+                                  options.cacheMaxBytes
+                                      ? options.cacheMaxBytes
+                                      : kDefaultCacheMaxBytes);
+  if (!cache)
+    return disabled(llvm::toString(cache.takeError()));
+  std::string error;
+  auto files = hashReferencedFiles(checked.program->file,
+                                   checked.program->sha256, error);
+  if (!files)
+    return disabled(error);
+  CacheKeyInputs key;
+  key.programFileName = llvm::sys::path::filename(checked.program->file).str();
+  key.programSha256 = checked.program->sha256;
+  key.referencedFiles = std::move(*files);
+  key.emitKind = emitKindInfo(options.emit).name;
+  key.optLevel = options.optLevel;
+  key.target = spec;
+  key.entryPrefix = checked.contract.entryPrefix;
+  return std::make_pair(std::move(*cache), cacheKey(key));
+}
+
+/// Writes the primary output, and the header and manifest if asked for.
+static int writeArtifacts(const CompileOptions &options,
+                          const std::string &outputPath,
+                          const CacheArtifacts &artifacts,
+                          DiagnosticEngine &diags) {
+  OutputFileSet outputs;
+  outputs.add(outputPath, artifacts.primary);
+  if (!options.headerPath.empty())
+    outputs.add(options.headerPath, artifacts.header);
+  if (!options.manifestPath.empty())
+    outputs.add(options.manifestPath, artifacts.manifest);
+  if (llvm::Error err = outputs.commit())
+    diags.error(DiagCategory::IO, "io-write", "", Loc(),
+                llvm::toString(std::move(err)));
+  return diags.exitCode();
+}
+
 int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   if (!checkDistinctOutputs(options, diags))
     return diags.exitCode();
@@ -236,7 +287,9 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
     return diags.exitCode();
   }
   mlir::DefaultTimingManager timing;
-  timing.setEnabled(options.timeReport);
+  timing.setEnabled(options.timeReport || options.timeReportJson);
+  if (options.timeReportJson)
+    timing.setOutput(createJsonTimingOutput(llvm::errs()));
   mlir::TimingScope root = timing.getRootScope();
 
   mlir::TimingScope frontend = root.nest("frontend");
@@ -267,7 +320,6 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   std::string outputPath = options.outputPath;
   if (outputPath.empty())
     outputPath = program.name + "." + emitKindInfo(options.emit).extension;
-  OutputFileSet outputs;
 
   // Hashes every constant and lays out the stored ones.
   WeightsPlan weights;
@@ -277,18 +329,46 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
                           options.externalWeights ? WeightsMode::External
                                                   : WeightsMode::Embedded);
   }
+  ArtifactInfo info;
+  info.programFile = llvm::sys::path::filename(program.file).str();
+  info.programSha256 = program.sha256;
+  info.target = *spec;
+  info.program = &program;
+  info.weights = &weights;
+
+  // A cache hit gives the bytes a compile would write. Objects with stored
+  // weights are streamed to their file and can be gigabytes: not cached.
+  std::optional<std::pair<CompileCache, std::string>> cache;
+  if (!options.cacheDir.empty() &&
+      (!weights.blobs.empty() || options.externalWeights)) {
+    diags.warning(DiagCategory::IO, "cache", "", Loc(),
+                  "the compile cache is not used: the program stores "
+                  "weights, which are not cached");
+  } else if (!options.cacheDir.empty()) {
+    mlir::TimingScope lookup = root.nest("cache-lookup");
+    cache = openCompileCache(options, *checked, *spec, diags);
+    // --print-ir-after-all asks for the compile itself.
+    if (cache && !options.printIRAfterAll)
+      if (std::optional<CacheArtifacts> hit =
+              cache->first.lookup(cache->second)) {
+        lookup.stop();
+        mlir::TimingScope write = root.nest("write");
+        return writeArtifacts(options, outputPath, *hit, diags);
+      }
+  }
 
   Compiler compiler;
   PipelineOptions pipeline = pipelineOptionsFor(**machine, options.optLevel);
   pipeline.printIRAfterAll = options.printIRAfterAll;
-  std::string primary;
+  OutputFileSet outputs;
+  CacheArtifacts artifacts;
   bool primaryStreamed = false;
   if (std::optional<MLIRStage> stopAt = mlirStageOf(options.emit)) {
     mlir::OwningOpRef<mlir::ModuleOp> module =
         compiler.lowerToMLIR(*checked, *stopAt, pipeline, diags, root);
     if (!module)
       return diags.exitCode();
-    primary = printModule(*module);
+    artifacts.primary = printModule(*module);
   } else {
     llvm::LLVMContext llvmContext;
     std::unique_ptr<llvm::Module> llvmModule = compiler.buildLLVMModule(
@@ -296,8 +376,9 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
     if (!llvmModule)
       return diags.exitCode();
     if (options.emit == EmitKind::LLVMIR) {
-      primary = printLLVMModule(*llvmModule);
-    } else if (options.emit == EmitKind::Object && outputPath != "-") {
+      artifacts.primary = printLLVMModule(*llvmModule);
+    } else if (options.emit == EmitKind::Object && outputPath != "-" &&
+               !weights.blobs.empty()) {
       mlir::TimingScope codegen = root.nest("llvm-codegen");
       auto streamed = outputs.addStreamed(outputPath);
       if (!streamed) {
@@ -318,36 +399,45 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
                                program.file, diags, &weights);
       if (!code)
         return diags.exitCode();
-      primary = std::move(*code);
+      artifacts.primary = std::move(*code);
     }
   }
 
-  mlir::TimingScope write = root.nest("write");
-  ArtifactInfo info;
-  info.programFile = llvm::sys::path::filename(program.file).str();
-  info.programSha256 = program.sha256;
-  info.target = *spec;
-  info.program = &program;
-  info.weights = &weights;
-  if (!primaryStreamed)
-    outputs.add(outputPath, std::move(primary));
-  if (options.externalWeights) {
-    std::string blobPath = weightsBlobPath(options, outputPath);
-    info.weightsFile = llvm::sys::path::filename(blobPath).str();
-    // The blob is as large as the weights: written at commit time
-    // straight from the mapped weights files.
-    outputs.addWriter(blobPath, [&weights](llvm::raw_ostream &os) {
-      return weights.writeBlob(os);
-    });
+  {
+    mlir::TimingScope write = root.nest("write");
+    if (options.externalWeights) {
+      std::string blobPath = weightsBlobPath(options, outputPath);
+      info.weightsFile = llvm::sys::path::filename(blobPath).str();
+      // The blob is as large as the weights: written at commit time
+      // straight from the mapped weights files.
+      outputs.addWriter(blobPath, [&weights](llvm::raw_ostream &os) {
+        return weights.writeBlob(os);
+      });
+    }
+    artifacts.header = emitCHeader(contract, info);
+    artifacts.manifest = emitManifest(contract, info);
+    if (!primaryStreamed)
+      outputs.add(outputPath, artifacts.primary);
+    if (!options.headerPath.empty())
+      outputs.add(options.headerPath, artifacts.header);
+    if (!options.manifestPath.empty())
+      outputs.add(options.manifestPath, artifacts.manifest);
+    if (llvm::Error err = outputs.commit()) {
+      diags.error(DiagCategory::IO, "io-write", "", Loc(),
+                  llvm::toString(std::move(err)));
+      return diags.exitCode();
+    }
   }
-  if (!options.headerPath.empty())
-    outputs.add(options.headerPath, emitCHeader(contract, info));
-  if (!options.manifestPath.empty())
-    outputs.add(options.manifestPath, emitManifest(contract, info));
-  if (llvm::Error err = outputs.commit()) {
-    diags.error(DiagCategory::IO, "io-write", "", Loc(),
-                llvm::toString(std::move(err)));
-    return diags.exitCode();
+  if (cache) {
+    mlir::TimingScope store = root.nest("cache-store");
+    // Store only if the referenced files did not change while compiling.
+    auto again = openCompileCache(options, *checked, *spec, diags);
+    if (again && again->second == cache->second) {
+      if (llvm::Error err = cache->first.store(cache->second, artifacts))
+        diags.warning(DiagCategory::IO, "cache", "", Loc(),
+                      "the compile cache could not store the result: " +
+                          llvm::toString(std::move(err)));
+    }
   }
   return diags.exitCode();
 }

@@ -7,6 +7,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
@@ -293,5 +294,46 @@ CompiledProgram::run(llvm::ArrayRef<Tensor> inputs) const {
                 outputs[o].sizeBytes());
   }
   result.outputs = std::move(outputs);
+  return result;
+}
+
+CallStatus CompiledProgram::callWithDescriptors(
+    llvm::ArrayRef<CallTensor> inputs, llvm::ArrayRef<CallTensor> outputs,
+    bool shapesOnly, std::string &message,
+    std::vector<std::vector<int64_t>> &outputShapes) const {
+  auto describe = [](const CallTensor &tensor) {
+    AbiTensor desc{};
+    desc.data = reinterpret_cast<void *>(uintptr_t(tensor.data));
+    desc.sizeBytes = tensor.sizeBytes;
+    desc.dtype = tensor.dtype;
+    desc.rank = int32_t(std::min<size_t>(tensor.dims.size(), INT32_MAX));
+    for (size_t d = 0; d < tensor.dims.size() && d < AbiLayout::kMaxRank; ++d)
+      desc.dims[d] = tensor.dims[d];
+    return desc;
+  };
+  std::vector<AbiTensor> inputDescs(std::max<size_t>(1, inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    inputDescs[i] = describe(inputs[i]);
+  std::vector<AbiTensor> outputDescs(std::max<size_t>(1, outputs.size()));
+  for (size_t o = 0; o < outputs.size(); ++o)
+    outputDescs[o] = describe(outputs[o]);
+  AbiStatus status{};
+  EntryPoint entry = shapesOnly ? shapesFn : runFn;
+  int32_t rc = entry(inputDescs.data(), int64_t(inputs.size()),
+                     outputDescs.data(), int64_t(outputs.size()), &status);
+  CallStatus result = toCallStatus(status);
+  result.code = StatusCode(rc);
+  message.clear();
+  outputShapes.clear();
+  if (rc != 0) {
+    message = formatMessage(&status);
+    return result;
+  }
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    const AbiTensor &desc = outputDescs[o];
+    outputShapes.emplace_back(
+        desc.dims,
+        desc.dims + std::clamp<int32_t>(desc.rank, 0, AbiLayout::kMaxRank));
+  }
   return result;
 }

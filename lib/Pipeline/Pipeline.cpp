@@ -182,18 +182,38 @@ void buildTxcPipeline(OpPassManager &pm, MLIRStage last,
 LogicalResult runTxcPipeline(ModuleOp module, MLIRStage last,
                              const PipelineOptions &options,
                              TimingScope &timing) {
-  PassManager pm(module->getName());
-  pm.enableVerifier(options.verifyEachPass);
-  pm.enableTiming(timing);
-  if (options.printIRAfterAll) {
+  // One pass manager per stage, so that --time-report shows each stage with
+  // its passes under it. The passes are those of buildTxcPipeline.
+  static const struct {
+    MLIRStage stage;
+    const char *timerName;
+    void (*addPasses)(OpPassManager &, const PipelineOptions &);
+  } stages[] = {
+      {MLIRStage::Optimized, "tensor-optimization",
+       addTensorOptimizationPasses},
+      {MLIRStage::Bufferized, "bufferization", addBufferizationPasses},
+      {MLIRStage::Loops, "loop-lowering", addLoopLoweringPasses},
+      {MLIRStage::LLVM, "llvm-dialect-lowering", addLLVMLoweringPasses},
+  };
+  if (options.printIRAfterAll)
     module->getContext()->disableMultithreading();
-    pm.enableIRPrinting(
-        /*shouldPrintBeforePass=*/[](Pass *, Operation *) { return false; },
-        /*shouldPrintAfterPass=*/[](Pass *, Operation *) { return true; },
-        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
+  for (const auto &stage : stages) {
+    if (int(stage.stage) > int(last))
+      break;
+    PassManager pm(module->getName());
+    pm.enableVerifier(options.verifyEachPass);
+    TimingScope stageTiming = timing.nest(stage.timerName);
+    pm.enableTiming(stageTiming);
+    if (options.printIRAfterAll)
+      pm.enableIRPrinting(
+          /*shouldPrintBeforePass=*/[](Pass *, Operation *) { return false; },
+          /*shouldPrintAfterPass=*/[](Pass *, Operation *) { return true; },
+          /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
+    stage.addPasses(pm, options);
+    if (failed(pm.run(module)))
+      return failure();
   }
-  buildTxcPipeline(pm, last, options);
-  return pm.run(module);
+  return success();
 }
 
 } // namespace txc

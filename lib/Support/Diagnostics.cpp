@@ -26,6 +26,8 @@ int txc::exitCodeFor(DiagCategory category) {
     return ExitInternal;
   case DiagCategory::ContractViolation:
     return ExitContractViolation;
+  case DiagCategory::BreakingChange:
+    return ExitBreakingChange;
   }
   return ExitInternal;
 }
@@ -50,6 +52,8 @@ static int categoryRank(DiagCategory category) {
     return 6;
   case DiagCategory::ContractViolation:
     return 7;
+  case DiagCategory::BreakingChange:
+    return 8;
   }
   return 0;
 }

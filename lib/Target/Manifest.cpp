@@ -127,6 +127,52 @@ static void addConstants(json &manifest, const Program &program,
   manifest["constants"] = std::move(list);
 }
 
+/// The values a guard compares, by kind (docs/manifest.md, "operands"):
+/// with them and the symbols, inputs and outputs, a manifest describes the
+/// guards completely, so that `txc verify` can evaluate them.
+static json guardOperandsToJson(const Guard &g,
+                                const std::vector<std::string> &names) {
+  json operands = json::object();
+  switch (g.kind) {
+  case GuardKind::InputCount:
+  case GuardKind::OutputCount:
+    operands["count"] = g.value;
+    break;
+  case GuardKind::DType:
+    operands["dtype_code"] = g.value;
+    break;
+  case GuardKind::Rank:
+    operands["rank"] = g.value;
+    break;
+  case GuardKind::StaticDim:
+    operands["value"] = g.value;
+    break;
+  case GuardKind::SymbolForm:
+  case GuardKind::SymbolRange:
+    operands["coefficient"] = g.value;
+    operands["rest"] = g.expr.toString(names);
+    break;
+  case GuardKind::SymbolMultiple:
+    operands["multiple_of"] = g.value;
+    break;
+  case GuardKind::DimEquals:
+    operands["expected"] = g.expr.toString(names);
+    break;
+  case GuardKind::BufferSize:
+    operands["bytes"] = g.expr.toString(names);
+    break;
+  case GuardKind::IndexInRange:
+    operands["bound"] = g.expr.toString(names); // indices must be below it
+    break;
+  case GuardKind::InputsArray:
+  case GuardKind::OutputsArray:
+  case GuardKind::DataPointer:
+  case GuardKind::NoAlias:
+    break;
+  }
+  return operands;
+}
+
 std::string txc::emitManifest(const Contract &contract,
                               const ArtifactInfo &info) {
   std::vector<std::string> names = contract.symbolNames();
@@ -207,6 +253,7 @@ std::string txc::emitManifest(const Contract &contract,
       entry["dim"] = g.dim;
     if (g.symbol >= 0)
       entry["symbol"] = contract.symbols[g.symbol].name;
+    entry["operands"] = guardOperandsToJson(g, names);
     if (isDataDependent(g.kind)) {
       // Checked by the kernel on the tensors' values, not by output_shapes
       // or `txc verify`.

@@ -111,11 +111,12 @@ TEST_F(LinearArtifact, ManifestKeyOrder) {
                                 "value", "max_bytes", "location"}));
   EXPECT_EQ(keysOf(manifest["guards"][0]),
             std::vector<std::string>({"id", "kind", "code", "code_name",
-                                      "expression", "message", "location"}));
+                                      "expression", "message", "operands",
+                                      "location"}));
   EXPECT_EQ(keysOf(manifest["guards"][7]),
             std::vector<std::string>({"id", "kind", "code", "code_name",
                                       "expression", "message", "tensor", "dim",
-                                      "symbol", "location"}));
+                                      "symbol", "operands", "location"}));
   EXPECT_EQ(keysOf(manifest["guards"][7]["tensor"]),
             std::vector<std::string>({"side", "index", "name"}));
   EXPECT_EQ(keysOf(manifest["guards"][7]["location"]),

@@ -4,6 +4,8 @@
 // Driver library. CLI11's exceptions are caught here and nowhere else.
 //
 //===----------------------------------------------------------------------===//
+#include "ToolCommands.h"
+
 #include "txc/Driver/Driver.h"
 #include "txc/Support/Diagnostics.h"
 #include "txc/Support/Version.h"
@@ -134,8 +136,6 @@ int main(int argc, char **argv) {
                              "program name)");
   compileCommand->add_flag("--print-ir-after-all", compile.printIRAfterAll,
                            "Print the MLIR after every pass (on stderr)");
-  compileCommand->add_flag("--time-report", compile.timeReport,
-                           "Print the time of each compilation phase");
   std::string weightsMode = "embedded";
   compileCommand
       ->add_option("--weights", weightsMode,
@@ -149,6 +149,32 @@ int main(int argc, char **argv) {
                              "(default: the output with extension "
                              ".weights)");
   addWeightsDirOption(compileCommand, compile.allowedWeightDirs);
+  std::string timeReport;
+  compileCommand
+      ->add_flag("--time-report{text}", timeReport,
+                 "Print the time of each compilation phase on stderr "
+                 "(--time-report=json: as one JSON object)")
+      ->check(CLI::IsMember({"text", "json"}));
+  std::string cacheMaxBytes;
+  bool noCache = false;
+  compileCommand
+      ->add_option("--cache-dir", compile.cacheDir,
+                   "Reuse and store the outputs in this compile cache "
+                   "(default: $TXC_CACHE_DIR)")
+      ->envname("TXC_CACHE_DIR");
+  compileCommand
+      ->add_option("--cache-max-bytes", cacheMaxBytes,
+                   "Size limit of the cache, e.g. 512M (default 1G; "
+                   "$TXC_CACHE_MAX_BYTES)")
+      ->envname("TXC_CACHE_MAX_BYTES")
+      ->check([](const std::string &text) {
+        return parseByteCount(text) ? std::string()
+                                    : "'" + text + "' is not a byte count "
+                                                   "such as 1048576 or 512M";
+      });
+  compileCommand->add_flag("--no-cache", noCache,
+                           "Do not use the compile cache (even if "
+                           "TXC_CACHE_DIR is set)");
   addCommonOptions(compileCommand, common);
 
   std::string checkPath;
@@ -184,6 +210,9 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   addWeightsDirOption(runCommand, run.allowedWeightDirs);
   addCommonOptions(runCommand, common);
+
+  ToolCommands tools;
+  tools.add(app, [&](CLI::App *command) { addCommonOptions(command, common); });
 
   // CLI11 answers a misspelled command with "A subcommand is required",
   // which does not name it; say which word is wrong.
@@ -227,6 +256,12 @@ int main(int argc, char **argv) {
   int exitCode = ExitOK;
   if (*compileCommand) {
     compile.emit = *parseEmitKind(emitName);
+    compile.timeReport = timeReport == "text";
+    compile.timeReportJson = timeReport == "json";
+    if (!cacheMaxBytes.empty())
+      compile.cacheMaxBytes = *parseByteCount(cacheMaxBytes);
+    if (noCache)
+      compile.cacheDir.clear();
     compile.externalWeights = weightsMode == "external";
     if (!compile.weightsPath.empty() && !compile.externalWeights) {
       diags.error(DiagCategory::Usage, "usage", "", Loc(),
@@ -239,6 +274,8 @@ int main(int argc, char **argv) {
     exitCode = runCheck(checkPath, diags, checkReader);
   } else if (*runCommand) {
     exitCode = runRun(run, diags);
+  } else if (std::optional<int> code = tools.run(diags)) {
+    exitCode = *code;
   }
   if (!diags.diagnostics().empty() || common.format() != DiagnosticFormat::Text)
     diags.print(llvm::errs(), common.format());

@@ -63,6 +63,12 @@ struct CompileOptions {
   /// of the object, and <p>_run_with_weights replaces <p>_run.
   bool externalWeights = false;
   std::string weightsPath; ///< --weights-file; "" = <output>.weights
+  bool timeReportJson = false; ///< --time-report=json
+  /// The compile cache (CompileCache.h); "" = no cache. Every option above
+  /// that changes the output bytes must be part of the cache key
+  /// (cacheKeyInputs in Driver.cpp).
+  std::string cacheDir;
+  uint64_t cacheMaxBytes = 0; ///< 0 = kDefaultCacheMaxBytes
 };
 
 /// A program read and verified, with its contract.

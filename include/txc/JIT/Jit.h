@@ -79,6 +79,21 @@ public:
 
   const Contract &getContract() const { return contract; }
 
+  /// Calls `<p>_run`, or `<p>_output_shapes` when `shapesOnly`, with
+  /// descriptors built from `inputs` and `outputs` exactly as given (data
+  /// addresses, sizes, dtypes, dims; the rank field is dims.size(), dims
+  /// beyond the ABI's 8 are not passed). Nothing is allocated or checked:
+  /// the caller makes sure that every address points to memory of the size
+  /// claimed, or that a guard fails before the kernel runs. Returns the
+  /// status the call wrote (its return value as the code), the message of
+  /// `<p>_error_message` for a failure, and on success the shapes the call
+  /// wrote into the output descriptors.
+  CallStatus callWithDescriptors(llvm::ArrayRef<CallTensor> inputs,
+                                 llvm::ArrayRef<CallTensor> outputs,
+                                 bool shapesOnly, std::string &message,
+                                 std::vector<std::vector<int64_t>>
+                                     &outputShapes) const;
+
 private:
   friend class JitEngine;
   CompiledProgram(JitEngine &engine, llvm::orc::JITDylib &dylib,

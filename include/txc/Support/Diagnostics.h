@@ -46,7 +46,9 @@ enum class DiagCategory {
   NotRepresentable, ///< a valid program that cannot be exported whole
   Target,           ///< unknown target triple / CPU, codegen failure
   Internal,         ///< a bug in txc
-  ContractViolation, ///< `txc run`: the call fails a guard or a runtime check
+  ContractViolation, ///< `txc run`/`txc verify`: a call fails a guard or a
+                     ///< runtime check
+  BreakingChange,    ///< `txc diff`: the new manifest breaks old callers
 };
 
 /// Documented exit codes of the txc tool (docs/cli.md).
@@ -102,7 +104,8 @@ public:
 
   /// The exit code the tool should return: 0 without errors, otherwise the
   /// code of the most important category (Internal > Usage > IO > Syntax >
-  /// Invalid > NotRepresentable > Target > ContractViolation).
+  /// Invalid > NotRepresentable > Target > ContractViolation >
+  /// BreakingChange).
   int exitCode() const;
 
   /// Stops recording (but still counts) after this many errors. Warnings

@@ -74,6 +74,15 @@ def mutants(manifest):
     yield change("unknown dtype", lambda m: m["outputs"][0].update(dtype="f8"))
     yield change("location without pointer", lambda m: m["inputs"][0]["location"].pop("pointer"))
     yield change("ten status codes", lambda m: m["status_codes"].pop())
+    yield change("guard without operands", lambda m: m["guards"][0].pop("operands"))
+    yield change("range guard without coefficient",
+                 lambda m: first_guard(m, "symbol_range")["operands"].pop("coefficient"))
+    yield change("buffer size as a number",
+                 lambda m: first_guard(m, "buffer_size")["operands"].update(bytes=16))
+    yield change("operands of another kind",
+                 lambda m: first_guard(m, "rank").update(operands={"value": 2}))
+    yield change("operands of a pointer guard",
+                 lambda m: first_guard(m, "data_pointer").update(operands={"count": 1}))
 
 
 def weights_mutants(manifest):

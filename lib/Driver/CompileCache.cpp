@@ -1,0 +1,568 @@
+//===- CompileCache.cpp - A content-addressed cache of artifacts ----------===//
+#include "txc/Driver/CompileCache.h"
+
+#include "txc/Frontend/Json.h"
+#include "txc/Program/Program.h"
+#include "txc/Support/SourceFile.h"
+#include "txc/Support/Version.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Chrono.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+using namespace txc;
+namespace fs = llvm::sys::fs;
+namespace path = llvm::sys::path;
+
+static constexpr llvm::StringLiteral kEntryMagic = "txc-cache-entry 1";
+static constexpr llvm::StringLiteral kLayoutDir = "txc-cache-v1";
+static constexpr llvm::StringLiteral kTempPrefix = ".tmp-";
+/// Temporary files older than this are left over from a crashed writer.
+static constexpr auto kStaleTemp = std::chrono::hours(1);
+
+static std::string sha256Hex(llvm::StringRef bytes) {
+  auto digest = llvm::SHA256::hash(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
+  return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+//===----------------------------------------------------------------------===//
+// The key
+//===----------------------------------------------------------------------===//
+
+std::string txc::cacheKeyMaterial(const CacheKeyInputs &in) {
+  // Every input on its own line; values cannot contain newlines (names are
+  // identifiers, paths are from JSON strings with newlines escaped below).
+  auto clean = [](llvm::StringRef text) {
+    std::string out;
+    for (char c : text)
+      out += c == '\n' ? std::string("\\n") : std::string(1, c);
+    return out;
+  };
+  std::string text = "txc compile cache key v1\n";
+  text += "txc " + txcVersion() + "\n";
+  text += "llvm " + llvmVersion() + "\n";
+  text += "program-file " + clean(in.programFileName) + "\n";
+  text += "program-sha256 " + in.programSha256 + "\n";
+  for (const auto &[name, hash] : in.referencedFiles)
+    text += "referenced-file " + hash + " " + clean(name) + "\n";
+  text += "emit " + in.emitKind + "\n";
+  text += "opt-level " + std::to_string(in.optLevel) + "\n";
+  text += "triple " + in.target.triple + "\n";
+  text += "cpu " + in.target.cpu + "\n";
+  text += "cpu-from-host " + std::to_string(in.target.hostCPU) + "\n";
+  text += "features " + in.target.features + "\n";
+  text += "entry-prefix " + in.entryPrefix + "\n";
+  return text;
+}
+
+std::string txc::cacheKey(const CacheKeyInputs &inputs) {
+  return sha256Hex(cacheKeyMaterial(inputs));
+}
+
+std::optional<std::vector<std::pair<std::string, std::string>>>
+txc::hashReferencedFiles(llvm::StringRef programPath,
+                         llvm::StringRef programSha256, std::string &error) {
+  std::vector<std::pair<std::string, std::string>> files;
+  auto source = SourceFile::read(programPath, ProgramLimits::kMaxFileBytes);
+  if (!source) {
+    error = llvm::toString(source.takeError());
+    return std::nullopt;
+  }
+  if (sha256Hex((*source)->contents()) != programSha256) {
+    error = "the program file '" + programPath.str() +
+            "' changed while it was compiled";
+    return std::nullopt;
+  }
+  DiagnosticEngine ignored;
+  auto root = parseJson(**source, ignored, ProgramLimits::kMaxJsonDepth);
+  if (!root || !root->isObject()) {
+    error = "the program is not a JSON object";
+    return std::nullopt;
+  }
+  const JsonValue *constants = root->find("constants");
+  if (!constants || !constants->isArray())
+    return files;
+  llvm::SmallString<256> directory(programPath);
+  path::remove_filename(directory);
+  for (const JsonValue &constant : constants->items()) {
+    const JsonValue *file =
+        constant.isObject() ? constant.find("file") : nullptr;
+    if (file && file->isObject())
+      file = file->find("path");
+    if (!file || !file->isString())
+      continue;
+    llvm::SmallString<256> resolved(file->getString());
+    if (!path::is_absolute(resolved)) {
+      resolved = directory;
+      path::append(resolved, file->getString());
+    }
+    auto bytes = llvm::MemoryBuffer::getFile(resolved, /*IsText=*/false,
+                                             /*RequiresNullTerminator=*/false);
+    if (!bytes) {
+      error = "cannot read '" + std::string(resolved) +
+              "': " + bytes.getError().message();
+      return std::nullopt;
+    }
+    files.emplace_back(file->getString(), sha256Hex((*bytes)->getBuffer()));
+  }
+  return files;
+}
+
+//===----------------------------------------------------------------------===//
+// Entries
+//===----------------------------------------------------------------------===//
+
+static std::string encodeEntry(llvm::StringRef key, const CacheArtifacts &a) {
+  std::string body = "key " + key.str() + "\n";
+  body += "primary " + std::to_string(a.primary.size()) + "\n";
+  body += "header " + std::to_string(a.header.size()) + "\n";
+  body += "manifest " + std::to_string(a.manifest.size()) + "\n\n";
+  body += a.primary + a.header + a.manifest;
+  return kEntryMagic.str() + "\nsha256 " + sha256Hex(body) + "\n" + body;
+}
+
+/// The artifacts of an entry, or nullopt if it is damaged in any way.
+static std::optional<CacheArtifacts> decodeEntry(llvm::StringRef bytes,
+                                                 llvm::StringRef key) {
+  auto line = [&](llvm::StringRef prefix) -> std::optional<llvm::StringRef> {
+    size_t end = bytes.find('\n');
+    if (end == llvm::StringRef::npos)
+      return std::nullopt;
+    llvm::StringRef text = bytes.take_front(end);
+    bytes = bytes.drop_front(end + 1);
+    if (!text.consume_front(prefix))
+      return std::nullopt;
+    return text;
+  };
+  if (!line(kEntryMagic))
+    return std::nullopt;
+  auto checksum = line("sha256 ");
+  if (!checksum || sha256Hex(bytes) != *checksum)
+    return std::nullopt;
+  auto storedKey = line("key ");
+  if (!storedKey || *storedKey != key)
+    return std::nullopt;
+  uint64_t sizes[3];
+  const char *names[3] = {"primary ", "header ", "manifest "};
+  for (int i = 0; i < 3; ++i) {
+    auto size = line(names[i]);
+    if (!size || size->getAsInteger(10, sizes[i]))
+      return std::nullopt;
+  }
+  if (!line("") || sizes[0] + sizes[1] + sizes[2] != bytes.size())
+    return std::nullopt;
+  CacheArtifacts artifacts;
+  artifacts.primary = bytes.substr(0, sizes[0]).str();
+  artifacts.header = bytes.substr(sizes[0], sizes[1]).str();
+  artifacts.manifest = bytes.substr(sizes[0] + sizes[1]).str();
+  return artifacts;
+}
+
+namespace {
+/// An exclusive lock on DIR/lock while it lives (flock-style, between
+/// processes).
+class CacheLock {
+public:
+  explicit CacheLock(llvm::StringRef root) {
+    llvm::SmallString<256> file(root);
+    path::append(file, "lock");
+    if (fs::openFileForWrite(file, fd, fs::CD_OpenAlways, fs::OF_None))
+      fd = -1;
+    else if (fs::lockFile(fd)) {
+      fs::file_t f = fd;
+      fs::closeFile(f);
+      fd = -1;
+    }
+  }
+  ~CacheLock() {
+    if (fd < 0)
+      return;
+    fs::unlockFile(fd);
+    fs::file_t f = fd;
+    fs::closeFile(f);
+  }
+  bool held() const { return fd >= 0; }
+
+private:
+  int fd = -1;
+};
+
+struct EntryFile {
+  std::string path;
+  uint64_t size;
+  llvm::sys::TimePoint<> modified;
+  bool temporary;
+};
+
+/// Every file under DIR/entries (entries and temporary files).
+std::vector<EntryFile> listEntries(llvm::StringRef root) {
+  std::vector<EntryFile> files;
+  llvm::SmallString<256> entries(root);
+  path::append(entries, "entries");
+  std::error_code ec;
+  for (fs::directory_iterator shard(entries, ec), end; !ec && shard != end;
+       shard.increment(ec)) {
+    std::error_code inner;
+    for (fs::directory_iterator it(shard->path(), inner), last;
+         !inner && it != last; it.increment(inner)) {
+      fs::file_status status;
+      if (fs::status(it->path(), status) ||
+          status.type() != fs::file_type::regular_file)
+        continue;
+      files.push_back({it->path(), status.getSize(),
+                       status.getLastModificationTime(),
+                       path::filename(it->path()).starts_with(kTempPrefix)});
+    }
+  }
+  return files;
+}
+
+std::map<std::string, uint64_t> readCounters(llvm::StringRef root) {
+  std::map<std::string, uint64_t> counters;
+  llvm::SmallString<256> file(root);
+  path::append(file, "stats");
+  auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/true);
+  if (!buffer)
+    return counters;
+  llvm::SmallVector<llvm::StringRef, 8> lines;
+  (*buffer)->getBuffer().split(lines, '\n', -1, false);
+  for (llvm::StringRef line : lines) {
+    auto [name, value] = line.split(' ');
+    uint64_t number;
+    if (!value.trim().getAsInteger(10, number))
+      counters[name.str()] = number;
+  }
+  return counters;
+}
+
+llvm::Error writeFileAtomicallyIn(llvm::StringRef directory,
+                                  llvm::StringRef name,
+                                  llvm::StringRef contents) {
+  llvm::SmallString<256> model(directory);
+  path::append(model, kTempPrefix + name + "-%%%%%%%%");
+  int fd;
+  llvm::SmallString<256> temp;
+  if (std::error_code ec = fs::createUniqueFile(model, fd, temp))
+    return llvm::createStringError(ec, "cannot create a file in '%s': %s",
+                                   directory.str().c_str(),
+                                   ec.message().c_str());
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << contents;
+    os.close();
+    if (os.has_error()) {
+      std::error_code ec = os.error();
+      os.clear_error();
+      fs::remove(temp);
+      return llvm::createStringError(ec, "cannot write '%s': %s", temp.c_str(),
+                                     ec.message().c_str());
+    }
+  }
+  llvm::SmallString<256> final(directory);
+  path::append(final, name);
+  if (std::error_code ec = fs::rename(temp, final)) {
+    fs::remove(temp);
+    return llvm::createStringError(ec, "cannot rename '%s' to '%s': %s",
+                                   temp.c_str(), final.c_str(),
+                                   ec.message().c_str());
+  }
+  return llvm::Error::success();
+}
+} // namespace
+
+llvm::Expected<CompileCache> CompileCache::open(llvm::StringRef dir,
+                                                uint64_t maxBytes) {
+  llvm::SmallString<256> root(dir);
+  path::append(root, kLayoutDir);
+  llvm::SmallString<256> entries(root);
+  path::append(entries, "entries");
+  if (std::error_code ec = fs::create_directories(entries))
+    return llvm::createStringError(ec,
+                                   "cannot create the cache directory "
+                                   "'%s': %s",
+                                   entries.c_str(), ec.message().c_str());
+  llvm::SmallString<256> tag(dir);
+  path::append(tag, "CACHEDIR.TAG");
+  if (!fs::exists(tag))
+    llvm::consumeError(writeFileAtomicallyIn(
+        dir, "CACHEDIR.TAG",
+        "Signature: 8a477f597d28d172789f06886806bc55\n"
+        "# This file is a cache directory tag created by txc.\n"
+        "# For information about cache directory tags, see "
+        "https://bford.info/cachedir/\n"));
+  return CompileCache(std::string(root), maxBytes);
+}
+
+std::string CompileCache::entryPath(llvm::StringRef key) const {
+  llvm::SmallString<256> file(root);
+  path::append(file, "entries", key.take_front(2), key);
+  return std::string(file);
+}
+
+void CompileCache::count(const char *counter, uint64_t delta) {
+  CacheLock lock(root);
+  if (!lock.held())
+    return; // counters are best effort; entries never depend on them
+  std::map<std::string, uint64_t> counters = readCounters(root);
+  counters[counter] += delta;
+  std::string text;
+  for (const auto &[name, value] : counters)
+    text += name + " " + std::to_string(value) + "\n";
+  llvm::consumeError(writeFileAtomicallyIn(root, "stats", text));
+}
+
+std::optional<CacheArtifacts> CompileCache::lookup(llvm::StringRef key) {
+  std::string file = entryPath(key);
+  auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    count("misses");
+    return std::nullopt;
+  }
+  std::optional<CacheArtifacts> artifacts =
+      decodeEntry((*buffer)->getBuffer(), key);
+  if (!artifacts) {
+    // Never use a damaged entry: drop it; the compile stores a good one.
+    fs::remove(file);
+    count("corrupt");
+    count("misses");
+    return std::nullopt;
+  }
+  // Least recently used eviction goes by modification time.
+  int fd;
+  if (!fs::openFileForWrite(file, fd, fs::CD_OpenExisting, fs::OF_Append)) {
+    fs::setLastAccessAndModificationTime(fd, std::chrono::system_clock::now());
+    fs::file_t f = fd;
+    fs::closeFile(f);
+  }
+  count("hits");
+  return artifacts;
+}
+
+llvm::Error CompileCache::store(llvm::StringRef key,
+                                const CacheArtifacts &artifacts) {
+  std::string bytes = encodeEntry(key, artifacts);
+  if (bytes.size() > maxBytes)
+    return llvm::Error::success();
+  std::string file = entryPath(key);
+  llvm::StringRef directory = path::parent_path(file);
+  if (std::error_code ec = fs::create_directories(directory))
+    return llvm::createStringError(ec, "cannot create '%s': %s",
+                                   directory.str().c_str(),
+                                   ec.message().c_str());
+  if (llvm::Error err =
+          writeFileAtomicallyIn(directory, path::filename(file), bytes))
+    return err;
+  count("stores");
+  return evict();
+}
+
+llvm::Error CompileCache::evict() {
+  CacheLock lock(root);
+  if (!lock.held())
+    return llvm::createStringError("cannot lock the cache in '%s'",
+                                   root.c_str());
+  std::vector<EntryFile> files = listEntries(root);
+  uint64_t total = 0;
+  auto now = std::chrono::system_clock::now();
+  std::vector<EntryFile> entries;
+  for (EntryFile &file : files) {
+    if (file.temporary) {
+      if (now - file.modified > kStaleTemp)
+        fs::remove(file.path);
+      continue;
+    }
+    total += file.size;
+    entries.push_back(std::move(file));
+  }
+  if (total <= maxBytes)
+    return llvm::Error::success();
+  std::sort(entries.begin(), entries.end(),
+            [](const EntryFile &a, const EntryFile &b) {
+              return a.modified != b.modified ? a.modified < b.modified
+                                              : a.path < b.path;
+            });
+  uint64_t evicted = 0;
+  for (const EntryFile &entry : entries) {
+    if (total <= maxBytes)
+      break;
+    if (!fs::remove(entry.path)) {
+      total -= entry.size;
+      ++evicted;
+    }
+  }
+  // The lock is held: update the counter directly.
+  std::map<std::string, uint64_t> counters = readCounters(root);
+  counters["evictions"] += evicted;
+  std::string text;
+  for (const auto &[name, value] : counters)
+    text += name + " " + std::to_string(value) + "\n";
+  return writeFileAtomicallyIn(root, "stats", text);
+}
+
+llvm::Expected<CacheStats> CompileCache::stats() {
+  CacheStats stats;
+  std::map<std::string, uint64_t> counters = readCounters(root);
+  stats.hits = counters["hits"];
+  stats.misses = counters["misses"];
+  stats.stores = counters["stores"];
+  stats.evictions = counters["evictions"];
+  stats.corrupt = counters["corrupt"];
+  for (const EntryFile &file : listEntries(root)) {
+    if (file.temporary) {
+      ++stats.tempFiles;
+      continue;
+    }
+    ++stats.entries;
+    stats.bytes += file.size;
+  }
+  return stats;
+}
+
+llvm::Expected<std::vector<std::string>> CompileCache::check() {
+  std::vector<std::string> damaged;
+  for (const EntryFile &file : listEntries(root)) {
+    if (file.temporary)
+      continue;
+    llvm::StringRef key = path::filename(file.path);
+    auto buffer = llvm::MemoryBuffer::getFile(file.path, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer || key.size() != 64 ||
+        path::filename(path::parent_path(file.path)) != key.take_front(2) ||
+        !decodeEntry((*buffer)->getBuffer(), key))
+      damaged.push_back(file.path);
+  }
+  std::sort(damaged.begin(), damaged.end());
+  return damaged;
+}
+
+llvm::Error CompileCache::clear() {
+  CacheLock lock(root);
+  if (!lock.held())
+    return llvm::createStringError("cannot lock the cache in '%s'",
+                                   root.c_str());
+  for (const EntryFile &file : listEntries(root))
+    fs::remove(file.path);
+  llvm::SmallString<256> stats(root);
+  path::append(stats, "stats");
+  fs::remove(stats);
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// txc cache
+//===----------------------------------------------------------------------===//
+
+int txc::runCacheCommand(CacheCommand command, llvm::StringRef dir, bool json,
+                         DiagnosticEngine &diags, llvm::raw_ostream &out) {
+  if (dir.empty()) {
+    diags.error(DiagCategory::Usage, "usage", "", Loc(),
+                "no cache directory: give --cache-dir DIR or set "
+                "TXC_CACHE_DIR");
+    return diags.exitCode();
+  }
+  auto cache = CompileCache::open(dir, kDefaultCacheMaxBytes);
+  if (!cache) {
+    diags.error(DiagCategory::IO, "cache", "", Loc(),
+                llvm::toString(cache.takeError()));
+    return diags.exitCode();
+  }
+  auto quote = [](llvm::StringRef text) {
+    std::string out = "\"";
+    for (char c : text) {
+      if (c == '"' || c == '\\')
+        out += '\\';
+      out += c;
+    }
+    return out + "\"";
+  };
+  switch (command) {
+  case CacheCommand::Stats: {
+    auto stats = cache->stats();
+    if (!stats) {
+      diags.error(DiagCategory::IO, "cache", "", Loc(),
+                  llvm::toString(stats.takeError()));
+      break;
+    }
+    uint64_t lookups = stats->hits + stats->misses;
+    double rate = lookups ? double(stats->hits) / double(lookups) : 0.0;
+    char rateText[32];
+    snprintf(rateText, sizeof rateText, "%.1f%%", 100.0 * rate);
+    if (json) {
+      char rateJson[32];
+      snprintf(rateJson, sizeof rateJson, "%.4f", rate);
+      out << "{\n  \"directory\": " << quote(dir) << ",\n"
+          << "  \"entries\": " << stats->entries << ",\n"
+          << "  \"bytes\": " << stats->bytes << ",\n"
+          << "  \"hits\": " << stats->hits << ",\n"
+          << "  \"misses\": " << stats->misses << ",\n"
+          << "  \"hit_rate\": " << rateJson << ",\n"
+          << "  \"stores\": " << stats->stores << ",\n"
+          << "  \"evictions\": " << stats->evictions << ",\n"
+          << "  \"corrupt\": " << stats->corrupt << ",\n"
+          << "  \"temp_files\": " << stats->tempFiles << "\n}\n";
+    } else {
+      out << "cache: " << dir << "\n"
+          << "entries: " << stats->entries << " (" << stats->bytes
+          << " bytes)\n"
+          << "hits: " << stats->hits << "\n"
+          << "misses: " << stats->misses << "\n"
+          << "hit rate: " << rateText << "\n"
+          << "stores: " << stats->stores << "\n"
+          << "evictions: " << stats->evictions << "\n"
+          << "damaged entries dropped: " << stats->corrupt << "\n";
+      if (stats->tempFiles)
+        out << "temporary files: " << stats->tempFiles << "\n";
+    }
+    break;
+  }
+  case CacheCommand::Check: {
+    auto stats = cache->stats();
+    auto damaged = cache->check();
+    if (!stats || !damaged) {
+      if (!stats)
+        diags.error(DiagCategory::IO, "cache", "", Loc(),
+                    llvm::toString(stats.takeError()));
+      if (!damaged)
+        diags.error(DiagCategory::IO, "cache", "", Loc(),
+                    llvm::toString(damaged.takeError()));
+      break;
+    }
+    for (const std::string &file : *damaged)
+      diags.error(DiagCategory::IO, "cache-damaged", file, Loc(),
+                  "damaged cache entry (checksum, key or size mismatch); "
+                  "txc compile drops it and compiles again");
+    if (json) {
+      out << "{\n  \"directory\": " << quote(dir) << ",\n"
+          << "  \"entries\": " << stats->entries << ",\n"
+          << "  \"damaged\": [";
+      for (size_t i = 0; i < damaged->size(); ++i)
+        out << (i ? ", " : "") << quote((*damaged)[i]);
+      out << "]\n}\n";
+    } else {
+      out << stats->entries << " entries checked, " << damaged->size()
+          << " damaged\n";
+    }
+    break;
+  }
+  case CacheCommand::Clear:
+    if (llvm::Error err = cache->clear())
+      diags.error(DiagCategory::IO, "cache", "", Loc(),
+                  llvm::toString(std::move(err)));
+    else if (!json)
+      out << "cache cleared: " << dir << "\n";
+    else
+      out << "{\"directory\": " << quote(dir) << ", \"cleared\": true}\n";
+    break;
+  }
+  out.flush();
+  return diags.exitCode();
+}
