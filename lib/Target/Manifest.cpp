@@ -291,6 +291,9 @@ std::string txc::emitManifest(const Contract &contract,
       {"integer_division", "truncates toward zero; x/0 = 0; INT_MIN/-1 = "
                            "INT_MIN"},
       {"reduction_order", "unspecified; results may differ from a "
-                          "sequential sum by rounding"}};
+                          "sequential sum by rounding"},
+      {"math_functions", "C library calls, except f32 exp on vectors at -O2 "
+                         "and -O3: an inline polynomial within 1 ulp of the "
+                         "correctly rounded result, subnormals kept"}};
   return manifest.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
