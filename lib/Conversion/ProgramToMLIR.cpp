@@ -260,6 +260,16 @@ Value MLIRGen::lowerConstant(const ConstantDecl &constant) {
 // The kernel function
 //===----------------------------------------------------------------------===//
 
+/// Whether `value` is a view or a possibly folding reshaping of another
+/// tensor rather than the result of a computation.
+static bool isViewOfAnotherTensor(Value value) {
+  if (isa<BlockArgument>(value))
+    return false; // inputs are copied into their outputs anyway
+  return isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+                         tensor::ExtractSliceOp, tensor::PadOp, tensor::CastOp,
+                         tensor::ReshapeOp>(value.getDefiningOp());
+}
+
 OwningOpRef<ModuleOp> MLIRGen::run() {
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc(prog.nameLoc), prog.name);
   b.setInsertionPointToEnd(module->getBody());
@@ -333,6 +343,16 @@ OwningOpRef<ModuleOp> MLIRGen::run() {
     auto [first, inserted] = firstOutput.try_emplace(output.value, o);
     Value value =
         inserted ? lookup(output.value)->value : results[first->second];
+    // A view (reshape, slice, pad, ...) may fold into the very tensor that
+    // another output returns (flatten(reshape(x)) is x; so is a pad by 0):
+    // two destinations for one tensor, which bufferization cannot satisfy.
+    // A copy into the destination makes the output its own tensor.
+    // A pad by 0 that folds away also defeats in-place tiling at -O2.
+    if (inserted && isViewOfAnotherTensor(value) &&
+        (contract.outputs.size() > 1 || value.getDefiningOp<tensor::PadOp>()))
+      value = b.create<linalg::CopyOp>(loc(output.loc, output.name), value,
+                                       dest)
+                  .getResult(0);
     results.push_back(b.create<bufferization::MaterializeInDestinationOp>(
                            loc(output.loc, output.name), value, dest)
                           .getResult());

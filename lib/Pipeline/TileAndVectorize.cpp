@@ -53,6 +53,12 @@ bool hasStaticShape(linalg::LinalgOp op) {
                        [](int64_t size) { return ShapedType::isDynamic(size); });
 }
 
+/// An op with a static 0 among its loop ranges computes nothing; tiling it
+/// would divide by its extent.
+bool hasEmptyLoopRange(linalg::LinalgOp op) {
+  return llvm::is_contained(op.getStaticLoopRanges(), 0);
+}
+
 int64_t iterationSpaceSize(linalg::LinalgOp op) {
   int64_t size = 1;
   for (int64_t extent : op.getStaticLoopRanges())
@@ -236,6 +242,8 @@ void Strategy::tileMatmul(linalg::LinalgOp op) {
   SmallVector<int64_t> sizes = op.getStaticLoopRanges();
   bool batched = isa<linalg::BatchMatmulOp>(op);
   unsigned m = batched ? 1 : 0, n = m + 1, k = m + 2;
+  if (hasEmptyLoopRange(op))
+    return;
   if (tileSmallMatmul(op, m))
     return;
   unsigned bits =
@@ -317,7 +325,13 @@ bool consumesRowReduction(Operation *op, unsigned depth = 0) {
 bool Strategy::tileRowChain(linalg::LinalgOp op) {
   unsigned rank = op.getNumLoops();
   if (rank < 2 || !isParallelElementwise(op) || !consumesRowReduction(op) ||
-      op->getNumResults() != 1)
+      op->getNumResults() != 1 || hasEmptyLoopRange(op))
+    return false;
+  // A single row (every outer extent a static 1) has no row loop: tiling
+  // would give back the same untiled ops, found again as roots forever.
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  if (llvm::all_of(ArrayRef<int64_t>(extents).drop_back(),
+                   [](int64_t extent) { return extent == 1; }))
     return false;
   unsigned bits = getElementTypeOrSelf(op->getResult(0).getType())
                       .getIntOrFloatBitWidth();
@@ -397,6 +411,8 @@ void Strategy::tileElementwise(linalg::LinalgOp op) {
                .getIntOrFloatBitWidth();
   int64_t lanes = target.lanes(std::max(bits, 8u));
   SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+  if (hasEmptyLoopRange(op))
+    return;
   int64_t inner = sizes.back();
   // Four vectors per step hide the latency of the operations in the body.
   int64_t step = 4 * lanes;
@@ -495,7 +511,9 @@ public:
     // its producers (possibly other roots), so the IR is walked again after
     // each one. Roots that do not fit are marked and skipped.
     constexpr StringLiteral kNotARoot = "txc.not_a_row_chain";
-    while (true) {
+    // Each round tiles one root into a row loop or marks it; the bound is
+    // a safety net against a root that tiling hands back unchanged.
+    for (unsigned round = 0; round < 1000; ++round) {
       linalg::LinalgOp root;
       function.walk([&](linalg::LinalgOp op) {
         if (isParallelElementwise(op) && !op->hasAttr(kNotARoot) &&
