@@ -342,8 +342,11 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   if (!options.cacheDir.empty() &&
       (!weights.blobs.empty() || options.externalWeights)) {
     diags.warning(DiagCategory::IO, "cache", "", Loc(),
-                  "the compile cache is not used: the program stores "
-                  "weights, which are not cached");
+                  options.externalWeights
+                      ? "the compile cache is not used with --weights "
+                        "external"
+                      : "the compile cache is not used: the program stores "
+                        "weights, which are not cached");
   } else if (!options.cacheDir.empty()) {
     mlir::TimingScope lookup = root.nest("cache-lookup");
     cache = openCompileCache(options, *checked, *spec, diags);
