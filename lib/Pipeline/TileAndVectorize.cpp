@@ -414,8 +414,12 @@ void Strategy::tileElementwise(linalg::LinalgOp op) {
   if (hasEmptyLoopRange(op))
     return;
   int64_t inner = sizes.back();
-  // Four vectors per step hide the latency of the operations in the body.
-  int64_t step = 4 * lanes;
+  // Four vectors per step hide the latency of a short body; a long body
+  // (saturating casts, gelu, ...) has enough independent work in one
+  // vector, and four copies of it make basic blocks that LLVM's register
+  // coalescer takes quadratic time on (100 casts: 169 s of compile).
+  int64_t bodyOps = int64_t(op.getBlock()->getOperations().size()) - 1;
+  int64_t step = (bodyOps <= 4 ? 4 : 1) * lanes;
   if (!ShapedType::isDynamic(inner) && inner <= step)
     step = inner;
   SmallVector<int64_t> tileSizes(rank, 1);

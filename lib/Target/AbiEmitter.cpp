@@ -181,7 +181,15 @@ void EntryPointEmitter::failIf(IRBuilder<> &b, GuardSink &sink, Value *failed,
     bool protectsLoads =
         g.kind == GuardKind::InputCount || g.kind == GuardKind::OutputCount ||
         g.kind == GuardKind::InputsArray || g.kind == GuardKind::OutputsArray;
-    if (!protectsLoads) {
+    // Alias guards grow with the square of the tensor count; thousands of
+    // them in one branch-free block take LLVM's register coalescer minutes
+    // (100 outputs: 5000 pairs, 30k instructions). Past a few, they branch.
+    constexpr size_t kMaxBranchFreeAliasGuards = 32;
+    bool manyAliasGuards = g.kind == GuardKind::NoAlias &&
+                           llvm::count_if(contract.guards, [](const Guard &o) {
+                             return o.kind == GuardKind::NoAlias;
+                           }) > kMaxBranchFreeAliasGuards;
+    if (!protectsLoads && !manyAliasGuards) {
       sink.anyFailed = b.CreateOr(sink.anyFailed, failed);
       return;
     }
