@@ -172,6 +172,18 @@ private:
     return dim.bounds(symbolRanges);
   }
   bool mayBeZero(const ShapeExpr &dim) const { return dimBounds(dim).min < 1; }
+  /// The product of dims [from, to) is a dim the verifier accepts: its
+  /// interval bounds (term by term) are non-negative.
+  bool productOk(const Shape &shape, size_t from, size_t to) const {
+    ShapeExpr product = ShapeExpr::constant(1);
+    for (size_t d = from; d < to; ++d) {
+      auto p = ShapeExpr::mul(product, shape[d]);
+      if (!p)
+        return false;
+      product = *p;
+    }
+    return dimBounds(product).min >= 0;
+  }
 
   // Building blocks; each returns the new value (its type from the verifier)
   // or nullptr after setting `failed`.
@@ -184,7 +196,8 @@ private:
   const Value *scalar(DType dtype, double value);
   /// A value broadcast-compatible with `a` of the same dtype (exact if
   /// asked): one from the pool or a new constant.
-  const Value *partnerFor(const Value &a, bool needExact);
+  const Value *partnerFor(const Value &a, bool needExact,
+                          const Shape *also = nullptr);
   /// add(abs(x), c): positive, away from zero.
   const Value *positive(const Value &x, double c);
 
@@ -386,11 +399,13 @@ const Value *Generator::scalar(DType dtype, double value) {
   return &pool.back();
 }
 
-const Value *Generator::partnerFor(const Value &a, bool needExact) {
+const Value *Generator::partnerFor(const Value &a, bool needExact,
+                                   const Shape *also) {
   if (chance(60)) {
     const Value *b = choose([&](const Value &v) {
       return v.type.dtype == a.type.dtype && (v.exact || !needExact) &&
-             compatible(a.type.shape, v.type.shape);
+             compatible(a.type.shape, v.type.shape) &&
+             (!also || compatible(*also, v.type.shape));
     });
     if (b)
       return b;
@@ -402,7 +417,7 @@ const Value *Generator::partnerFor(const Value &a, bool needExact) {
   std::vector<int64_t> shape;
   for (size_t i = rank - keep; i < rank; ++i) {
     auto c = a.type.shape[i].getConstant();
-    shape.push_back(c && chance(75) ? *c : 1);
+    shape.push_back(c && !also && chance(75) ? *c : 1);
   }
   return addConstant(a.type.dtype, shape);
 }
@@ -574,7 +589,11 @@ bool Generator::genSelect() {
       return false;
     condRef = c->ref;
   }
-  const Value *b = partnerFor(aCopy, false);
+  Shape condShape;
+  for (const Value &v : pool)
+    if (v.ref == condRef)
+      condShape = v.type.shape;
+  const Value *b = partnerFor(aCopy, false, &condShape);
   if (!b)
     return false;
   bool exact = aCopy.exact && b->exact;
@@ -808,14 +827,19 @@ bool Generator::genReshape() {
   std::vector<std::string> dims;
   unsigned how = below(3);
   if (how == 0) {
+    if (!productOk(shape, 0, rank))
+      return false;
     dims.push_back("-1"); // flatten everything
   } else if (how == 1 && rank >= 2) {
     // Merge dims i and i+1 (the others explicit; -1 for the merged one).
     size_t i = below(rank - 1);
+    if (!productOk(shape, i, i + 2))
+      return false;
     for (size_t d = 0; d < rank; ++d) {
       if (d == i + 1)
         continue;
-      if (d != i && !singleTerm(shape[d]))
+      if (d != i && (!singleTerm(shape[d]) ||
+                     (shape[d].isConstant() && *shape[d].getConstant() == 0)))
         return false;
       dims.push_back(d == i ? "-1" : dimText(shape[d]));
     }
@@ -858,6 +882,8 @@ bool Generator::genFlatten() {
     return false;
   int64_t rank = x->type.shape.size();
   int64_t start = range(0, rank - 2), end = range(start + 1, rank - 1);
+  if (!productOk(x->type.shape, start, end + 1))
+    return false;
   std::vector<std::pair<std::string, std::string>> attrs;
   if (start || chance(30))
     attrs.push_back({"start_dim", std::to_string(start)});
@@ -1270,7 +1296,7 @@ GeneratedProgram Generator::run() {
     if (usedNames.count(c.name))
       constants.push_back(std::move(c));
   prog.constants = std::move(constants);
-  // Outputs: the last node and up to two other unused results.
+  // Outputs: the last node and every other unused result.
   std::vector<std::string> sinks;
   for (const Value &v : pool) {
     llvm::StringRef base = llvm::StringRef(v.ref).split(':').first;
@@ -1284,8 +1310,9 @@ GeneratedProgram Generator::run() {
     prog.outputs.push_back(prog.nodes.back().name);
   else
     prog.outputs.push_back(prog.inputs[0].name);
+  // Every other unused result too, so that no node is dead.
   for (const std::string &s : sinks)
-    if (prog.outputs.size() < 3 && s != prog.outputs[0] && chance(70))
+    if (s != prog.outputs[0])
       prog.outputs.push_back(s);
   // The final program must verify as well.
   DiagnosticEngine diags;

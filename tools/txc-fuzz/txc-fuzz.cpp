@@ -134,7 +134,8 @@ int main(int argc, char **argv) {
   std::string reproDir = "txc-fuzz-repros";
   GeneratorOptions genOptions;
   std::vector<std::string> excludeOps, excludeDTypes;
-  bool noMinimize = false, verbose = false;
+  bool noMinimize = false, verbose = false, generateOnly = false;
+  std::string saveDir;
   unsigned maxTests = 150;
   DiffTestOptions options;
   options.maxBytes = int64_t(4) << 20;
@@ -163,6 +164,10 @@ int main(int argc, char **argv) {
                  "Most difftest runs spent minimizing one failure")
       ->capture_default_str();
   app.add_flag("--no-minimize", noMinimize, "Save failures unminimized");
+  app.add_option("--save-programs", saveDir,
+                 "Also write every generated program to DIR/fuzz-seed<N>.json");
+  app.add_flag("--generate-only", generateOnly,
+               "Generate (and verify, and save with --save-programs) only");
   app.add_flag("-v,--verbose", verbose,
                "Print every difftest line, and each program's ops");
   try {
@@ -230,6 +235,15 @@ int main(int argc, char **argv) {
     }
     for (const std::string &op : program.ops())
       ++opCounts[op];
+    if (!saveDir.empty()) {
+      llvm::sys::fs::create_directories(saveDir);
+      writeFile(saveDir + "/fuzz-seed" + std::to_string(seed) + ".json",
+                program.toJson());
+    }
+    if (generateOnly) {
+      ++ok;
+      continue;
+    }
     std::string fileName = "fuzz-seed" + std::to_string(seed) + ".json";
     RunResult result = fuzzer.run(program, seed, fileName);
     if (verbose)
