@@ -102,6 +102,14 @@ GeneratedProgram txc::minimizeProgram(GeneratedProgram program,
         c.outputs = {program.outputs[o]};
         changed = attempt(std::move(c));
       }
+    // Drop one output.
+    for (size_t o = program.outputs.size(); o-- > 0 && tests < maxTests;) {
+      if (program.outputs.size() < 2 || o >= program.outputs.size())
+        continue;
+      GeneratedProgram c = program;
+      c.outputs.erase(c.outputs.begin() + o);
+      changed = attempt(std::move(c)) || changed;
+    }
     // Delete nodes, last first.
     for (size_t i = program.nodes.size(); i-- > 0 && tests < maxTests;) {
       if (i >= program.nodes.size())
