@@ -115,6 +115,14 @@ std::unique_ptr<Program> txc::verifyProgramText(const std::string &json,
   return program;
 }
 
+static std::string diagnosticText(const DiagnosticEngine &diags) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  diags.printText(os);
+  os.flush();
+  return text;
+}
+
 //===----------------------------------------------------------------------===//
 // The generator
 //===----------------------------------------------------------------------===//
@@ -229,6 +237,14 @@ private:
   bool genGather();
 
   bool compatible(const Shape &a, const Shape &b) const;
+  /// The axes of `shape` that are at least `min` for every symbol value.
+  std::vector<int64_t> axesAtLeast(const Shape &shape, int64_t min) const {
+    std::vector<int64_t> axes;
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (dimBounds(shape[d]).min >= min)
+        axes.push_back(d);
+    return axes;
+  }
   std::string freshName(const char *prefix) {
     return prefix + std::to_string(counter++);
   }
@@ -335,12 +351,9 @@ Generator::addNode(const std::string &op, std::vector<std::string> operands,
   std::unique_ptr<Program> checked =
       verifyProgramText(probe.toJson(), prog.name + ".json", diags);
   if (!checked) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    diags.printText(os);
-    os << "(while adding node '" << node.name << "' (" << op << "); program:\n"
-       << probe.toJson() << ")\n";
-    prog.generatorError = text;
+    prog.generatorError = diagnosticText(diags) + "(while adding node '" +
+                          node.name + "' (" + op + "); program:\n" +
+                          probe.toJson() + ")\n";
     failed = true;
     return nullptr;
   }
@@ -1044,19 +1057,11 @@ bool Generator::genSplit() {
   if (!allowedOp("split"))
     return false;
   const Value *x = choose([&](const Value &v) {
-    for (const ShapeExpr &d : v.type.shape)
-      if (dimBounds(d).min >= 2)
-        return true;
-    return false;
+    return !axesAtLeast(v.type.shape, 2).empty();
   });
   if (!x)
     return false;
-  int64_t rank = x->type.shape.size();
-  std::vector<int64_t> axes;
-  for (int64_t d = 0; d < rank; ++d)
-    if (dimBounds(x->type.shape[d]).min >= 2)
-      axes.push_back(d);
-  int64_t axis = pick(axes);
+  int64_t axis = pick(axesAtLeast(x->type.shape, 2));
   const ShapeExpr &dim = x->type.shape[axis];
   std::vector<std::pair<std::string, std::string>> attrs;
   if (axis || chance(50))
@@ -1132,21 +1137,14 @@ bool Generator::genGather() {
   if (!allowedDType(indexType))
     return false;
   const Value *x = choose([&](const Value &v) {
-    for (const ShapeExpr &d : v.type.shape)
-      if (dimBounds(d).min >= 1)
-        return true;
-    return false;
+    return !axesAtLeast(v.type.shape, 1).empty();
   });
   if (!x)
     return false;
   std::string xref = x->ref;
   bool exact = x->exact;
   int64_t rank = x->type.shape.size();
-  std::vector<int64_t> axes;
-  for (int64_t d = 0; d < rank; ++d)
-    if (dimBounds(x->type.shape[d]).min >= 1)
-      axes.push_back(d);
-  int64_t axis = pick(axes);
+  int64_t axis = pick(axesAtLeast(x->type.shape, 1));
   int64_t lo = dimBounds(x->type.shape[axis]).min;
   if (rank - 1 + 1 > 8)
     return false;
@@ -1243,10 +1241,8 @@ GeneratedProgram Generator::run() {
     std::unique_ptr<Program> checked =
         verifyProgramText(probe.toJson(), prog.name + ".json", diags);
     if (!checked) {
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      diags.printText(os);
-      prog.generatorError = text + "(the inputs)\n" + probe.toJson();
+      prog.generatorError =
+          diagnosticText(diags) + "(the inputs)\n" + probe.toJson();
       return prog;
     }
     symbolRanges = checked->symbolRanges();
@@ -1316,12 +1312,8 @@ GeneratedProgram Generator::run() {
       prog.outputs.push_back(s);
   // The final program must verify as well.
   DiagnosticEngine diags;
-  if (!verifyProgramText(prog.toJson(), prog.name + ".json", diags)) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    diags.printText(os);
-    prog.generatorError = text + "(the final program)\n";
-  }
+  if (!verifyProgramText(prog.toJson(), prog.name + ".json", diags))
+    prog.generatorError = diagnosticText(diags) + "(the final program)\n";
   return prog;
 }
 
