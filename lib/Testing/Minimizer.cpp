@@ -33,11 +33,7 @@ void removeDead(GeneratedProgram &p) {
     if (live.count(n.name))
       nodes.push_back(std::move(n));
   p.nodes = std::move(nodes);
-  std::vector<GenConstant> constants;
-  for (GenConstant &c : p.constants)
-    if (live.count(c.name))
-      constants.push_back(std::move(c));
-  p.constants = std::move(constants);
+  p.keepConstants(live);
 }
 
 /// Types of every value of a verifying program.

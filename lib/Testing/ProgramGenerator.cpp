@@ -28,6 +28,24 @@ static std::string number(double value) {
   return text;
 }
 
+/// `{"name": ..., "dtype": ..., "shape": [...]` (without the closing brace).
+static std::string tensorDecl(const std::string &name, DType dtype,
+                              const std::vector<std::string> &dims) {
+  std::string s = "{\"name\": \"" + name + "\", \"dtype\": \"" +
+                  dtypeName(dtype).str() + "\", \"shape\": [";
+  for (size_t d = 0; d < dims.size(); ++d)
+    s += (d ? ", " : "") + dims[d];
+  return s + "]";
+}
+
+void GeneratedProgram::keepConstants(const std::set<std::string> &names) {
+  std::vector<GenConstant> kept;
+  for (GenConstant &c : constants)
+    if (names.count(c.name))
+      kept.push_back(std::move(c));
+  constants = std::move(kept);
+}
+
 std::string GeneratedProgram::toJson() const {
   std::string s;
   s += "{\"format\": \"txc.program\", \"version\": 1, \"name\": \"" + name +
@@ -43,22 +61,17 @@ std::string GeneratedProgram::toJson() const {
     s += "}";
   }
   s += "],\n \"inputs\": [";
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const GenInput &in = inputs[i];
-    s += std::string(i ? ",\n  " : "\n  ") + "{\"name\": \"" + in.name +
-         "\", \"dtype\": \"" + dtypeName(in.dtype).str() + "\", \"shape\": [";
-    for (size_t d = 0; d < in.dims.size(); ++d)
-      s += (d ? ", " : "") + in.dims[d];
-    s += "]}";
-  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    s += std::string(i ? ",\n  " : "\n  ") +
+         tensorDecl(inputs[i].name, inputs[i].dtype, inputs[i].dims) + "}";
   s += "],\n \"constants\": [";
   for (size_t i = 0; i < constants.size(); ++i) {
     const GenConstant &c = constants[i];
-    s += std::string(i ? ",\n  " : "\n  ") + "{\"name\": \"" + c.name +
-         "\", \"dtype\": \"" + dtypeName(c.dtype).str() + "\", \"shape\": [";
-    for (size_t d = 0; d < c.shape.size(); ++d)
-      s += (d ? ", " : "") + std::to_string(c.shape[d]);
-    s += "], \"data\": [";
+    std::vector<std::string> dims;
+    for (int64_t d : c.shape)
+      dims.push_back(std::to_string(d));
+    s += std::string(i ? ",\n  " : "\n  ") + tensorDecl(c.name, c.dtype, dims) +
+         ", \"data\": [";
     for (size_t d = 0; d < c.data.size(); ++d)
       s += (d ? ", " : "") + number(c.data[d]);
     s += "]}";
@@ -1274,11 +1287,7 @@ GeneratedProgram Generator::run() {
     size_t g = 0;
     while (r >= generators[g].second)
       r -= generators[g++].second;
-    size_t before = prog.nodes.size();
-    bool added = (this->*generators[g].first)();
-    (void)added;
-    if (prog.nodes.size() > before + 0 && prog.nodes.size() > target + 4)
-      break;
+    (this->*generators[g].first)();
   }
   if (failed)
     return prog;
@@ -1287,11 +1296,7 @@ GeneratedProgram Generator::run() {
   for (const GenNode &n : prog.nodes)
     for (const std::string &o : n.operands)
       usedNames.insert(o);
-  std::vector<GenConstant> constants;
-  for (GenConstant &c : prog.constants)
-    if (usedNames.count(c.name))
-      constants.push_back(std::move(c));
-  prog.constants = std::move(constants);
+  prog.keepConstants(usedNames);
   // Outputs: the last node and every other unused result.
   std::vector<std::string> sinks;
   for (const Value &v : pool) {

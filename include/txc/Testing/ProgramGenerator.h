@@ -100,6 +100,8 @@ struct GeneratedProgram {
   std::string toJson() const;
   /// The op names of the nodes.
   std::vector<std::string> ops() const;
+  /// Drops the constants not named in `names`.
+  void keepConstants(const std::set<std::string> &names);
 };
 
 GeneratedProgram generateProgram(uint64_t seed,
