@@ -4,6 +4,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -193,11 +194,63 @@ static void disablePostRAScheduler() {
   (void)done;
 }
 
+/// Defines __truncsfbf2 (f32 to bf16, round to nearest even, NaN kept
+/// quiet) in the object, hidden and link-once. txc expands its own bf16
+/// conversions to integer code, but LLVM's x86 backend still legalizes some
+/// bf16 selects and stores through f32 and calls this libgcc function, which
+/// the C libraries txc objects link against (and GCC 12's libgcc) lack.
+/// Added after optimization, which would delete it as unused.
+static bool usesBFloat(const llvm::Module &module) {
+  for (const llvm::Function &function : module)
+    for (const llvm::BasicBlock &block : function)
+      for (const llvm::Instruction &inst : block) {
+        if (inst.getType()->getScalarType()->isBFloatTy())
+          return true;
+        for (const llvm::Value *operand : inst.operands())
+          if (operand->getType()->getScalarType()->isBFloatTy())
+            return true;
+      }
+  return false;
+}
+
+static void defineTruncSFBF2(llvm::Module &module) {
+  constexpr llvm::StringLiteral name = "__truncsfbf2";
+  if (!usesBFloat(module))
+    return;
+  if (llvm::Function *existing = module.getFunction(name))
+    if (!existing->isDeclaration())
+      return;
+  llvm::LLVMContext &context = module.getContext();
+  auto *type = llvm::FunctionType::get(llvm::Type::getBFloatTy(context),
+                                       {llvm::Type::getFloatTy(context)},
+                                       /*isVarArg=*/false);
+  llvm::Function *function = module.getFunction(name);
+  if (!function)
+    function = llvm::Function::Create(
+        type, llvm::GlobalValue::LinkOnceODRLinkage, name, module);
+  else
+    function->setLinkage(llvm::GlobalValue::LinkOnceODRLinkage);
+  function->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  function->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", function));
+  llvm::Value *x = function->getArg(0);
+  llvm::Value *bits = b.CreateBitCast(x, b.getInt32Ty());
+  llvm::Value *lsb = b.CreateAnd(b.CreateLShr(bits, 16), 1);
+  llvm::Value *rounded = b.CreateAdd(bits, b.CreateAdd(lsb, b.getInt32(0x7FFF)));
+  llvm::Value *upper = b.CreateTrunc(b.CreateLShr(rounded, 16), b.getInt16Ty());
+  llvm::Value *quiet =
+      b.CreateTrunc(b.CreateOr(b.CreateLShr(bits, 16), 0x40), b.getInt16Ty());
+  llvm::Value *result =
+      b.CreateSelect(b.CreateFCmpUNO(x, x), quiet, upper);
+  b.CreateRet(b.CreateBitCast(result, llvm::Type::getBFloatTy(context)));
+}
+
 llvm::Error txc::emitMachineCode(llvm::Module &module,
                                  llvm::TargetMachine &machine,
                                  MachineCodeKind kind,
                                  llvm::raw_pwrite_stream &out) {
   disablePostRAScheduler();
+  defineTruncSFBF2(module);
   if (llvm::verifyModule(module, &llvm::errs()))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "internal error: invalid LLVM IR");

@@ -73,6 +73,18 @@ unitDimGroups(unsigned rank, llvm::ArrayRef<unsigned> units) {
 Value collapse(MLIRGen &gen, Location at, Value source,
                const TensorType &resultType,
                llvm::ArrayRef<ReassociationIndices> groups) {
+  // A group with a symbolic dim collapses to a static dim only when another
+  // dim of the group is a static 0 (a product of nonzero polynomials is not
+  // constant): tensor.collapse_shape rejects that type, and the tensor has
+  // no elements, so it is an empty tensor of the result type.
+  auto sourceType = mlir::cast<RankedTensorType>(source.getType());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    bool dynamicSource = llvm::any_of(groups[g], [&](int64_t d) {
+      return sourceType.isDynamicDim(d);
+    });
+    if (dynamicSource && resultType.shape[g].isConstant())
+      return gen.emptyTensor(resultType, at);
+  }
   return gen.builder().create<tensor::CollapseShapeOp>(
       at, gen.tensorType(resultType), source, groups);
 }
