@@ -443,19 +443,6 @@ bool touchesBoolMemory(linalg::LinalgOp op) {
   });
 }
 
-/// Whether `op` reads or writes bf16 with a row that is not a power of two
-/// long. x86 legalizes such vectors (<12 x bfloat>) through f32 and calls
-/// __truncsfbf2, which the C libraries txc objects link against lack.
-bool hasOddBF16Vectors(linalg::LinalgOp op) {
-  SmallVector<int64_t> extents = op.getStaticLoopRanges();
-  if (extents.empty() || llvm::isPowerOf2_64(uint64_t(extents.back())))
-    return false;
-  return llvm::any_of(op->getOperands(), [](Value operand) {
-    auto shaped = dyn_cast<ShapedType>(operand.getType());
-    return shaped && shaped.getElementType().isBF16();
-  });
-}
-
 /// Vectorizes every linalg op under `root` whose iteration space is static
 /// and small, then folds the tensor slices into vector transfers.
 void vectorizeStaticOps(Operation *root, RewriterBase &rewriter) {
@@ -463,7 +450,7 @@ void vectorizeStaticOps(Operation *root, RewriterBase &rewriter) {
   root->walk([&](linalg::LinalgOp op) {
     if (op.hasPureTensorSemantics() && hasStaticShape(op) &&
         iterationSpaceSize(op) <= kMaxVectorElements &&
-        !touchesBoolMemory(op) && !hasOddBF16Vectors(op))
+        !touchesBoolMemory(op))
       candidates.push_back(op);
   });
   for (linalg::LinalgOp op : candidates) {
