@@ -16,6 +16,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Verifier.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace txc;
@@ -260,14 +262,17 @@ Value MLIRGen::lowerConstant(const ConstantDecl &constant) {
 // The kernel function
 //===----------------------------------------------------------------------===//
 
-/// Whether `value` is a view or a possibly folding reshaping of another
-/// tensor rather than the result of a computation.
-static bool isViewOfAnotherTensor(Value value) {
-  if (isa<BlockArgument>(value))
-    return false; // inputs are copied into their outputs anyway
-  return isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
-                         tensor::ExtractSliceOp, tensor::PadOp, tensor::CastOp,
-                         tensor::ReshapeOp>(value.getDefiningOp());
+/// The tensor `value` views, through reshapes, slices, pads and casts
+/// (which may all fold away), or `value` itself if it is computed.
+static Value viewedTensor(Value value) {
+  while (Operation *op = value.getDefiningOp()) {
+    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+             tensor::ExtractSliceOp, tensor::PadOp, tensor::CastOp,
+             tensor::ReshapeOp>(op))
+      break;
+    value = op->getOperand(0);
+  }
+  return value;
 }
 
 OwningOpRef<ModuleOp> MLIRGen::run() {
@@ -337,6 +342,14 @@ OwningOpRef<ModuleOp> MLIRGen::run() {
   // computed into the first one's buffer and copied from there, since one
   // tensor cannot be materialized into two destinations.
   llvm::StringMap<size_t> firstOutput;
+  // How many distinct outputs view each tensor.
+  llvm::DenseMap<Value, unsigned> viewers;
+  {
+    llvm::StringSet<> seen;
+    for (const ContractTensor &output : contract.outputs)
+      if (seen.insert(output.value).second)
+        ++viewers[viewedTensor(lookup(output.value)->value)];
+  }
   for (size_t o = 0; o < contract.outputs.size(); ++o) {
     const ContractTensor &output = contract.outputs[o];
     Value dest = entry->getArgument(numSymbols + numInputs + hasStatus + o);
@@ -346,10 +359,11 @@ OwningOpRef<ModuleOp> MLIRGen::run() {
     // A view (reshape, slice, pad, ...) may fold into the very tensor that
     // another output returns (flatten(reshape(x)) is x; so is a pad by 0):
     // two destinations for one tensor, which bufferization cannot satisfy.
-    // A copy into the destination makes the output its own tensor.
-    // A pad by 0 that folds away also defeats in-place tiling at -O2.
-    if (inserted && isViewOfAnotherTensor(value) &&
-        (contract.outputs.size() > 1 || value.getDefiningOp<tensor::PadOp>()))
+    // A copy into the destination makes the output its own tensor. A pad
+    // (by 0, folding away) also defeats in-place tiling at -O2.
+    Value viewed = viewedTensor(value);
+    if (inserted && viewed != value && !isa<BlockArgument>(viewed) &&
+        (viewers[viewed] > 1 || value.getDefiningOp<tensor::PadOp>()))
       value = b.create<linalg::CopyOp>(loc(output.loc, output.name), value,
                                        dest)
                   .getResult(0);
