@@ -5,6 +5,7 @@
 // environment, so compiling twice gives identical bytes.
 //
 //===----------------------------------------------------------------------===//
+#include "txc/Program/ProgramJson.h"
 #include "txc/Support/Version.h"
 #include "txc/Target/AbiEmitter.h"
 #include "txc/Target/ArtifactInfo.h"
@@ -17,29 +18,6 @@
 
 using namespace txc;
 using json = nlohmann::ordered_json;
-
-static json shapeToJson(const Shape &shape,
-                        const std::vector<std::string> &names) {
-  json dims = json::array();
-  for (const ShapeExpr &dim : shape) {
-    if (auto value = dim.getConstant())
-      dims.push_back(*value);
-    else
-      dims.push_back(dim.toString(names));
-  }
-  return dims;
-}
-
-static json locationToJson(const std::string &file, const Loc &loc) {
-  json result;
-  result["file"] = file;
-  if (loc.isKnown()) {
-    result["line"] = loc.line;
-    result["column"] = loc.column;
-  }
-  result["pointer"] = loc.pointer;
-  return result;
-}
 
 static json tensorsToJson(const std::vector<ContractTensor> &tensors,
                           const std::vector<std::string> &names,

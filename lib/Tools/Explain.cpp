@@ -12,6 +12,7 @@
 #include "txc/Analysis/Contract.h"
 #include "txc/Analysis/Verifier.h"
 #include "txc/Frontend/ProgramReader.h"
+#include "txc/Program/ProgramJson.h"
 #include "txc/Support/OutputFiles.h"
 
 #include "llvm/Support/Path.h"
@@ -72,26 +73,8 @@ private:
   }
   void groupAssumptions();
   std::string statementFor(const Assumption &a) const;
-  json locJson(const Loc &loc) const {
-    json result;
-    result["file"] = file;
-    if (loc.isKnown()) {
-      result["line"] = loc.line;
-      result["column"] = loc.column;
-    }
-    result["pointer"] = loc.pointer;
-    return result;
-  }
-  json shapeJson(const Shape &shape) const {
-    json dims = json::array();
-    for (const ShapeExpr &dim : shape) {
-      if (auto value = dim.getConstant())
-        dims.push_back(*value);
-      else
-        dims.push_back(dim.toString(names));
-    }
-    return dims;
-  }
+  json locJson(const Loc &loc) const { return locationToJson(file, loc); }
+  json shapeJson(const Shape &shape) const { return shapeToJson(shape, names); }
   static std::string attrText(const AttrValue &value);
   std::string nodeText(const Node &node) const;
   void graphText(const Graph &graph, unsigned indent, std::string &out) const;
