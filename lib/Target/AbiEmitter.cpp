@@ -47,7 +47,10 @@ public:
       : module(module), context(module.getContext()), contract(contract),
         kernel(kernel), weights(weights), i32(Type::getInt32Ty(context)),
         i64(Type::getInt64Ty(context)), i128(Type::getIntNTy(context, 128)),
-        ptr(PointerType::getUnqual(context)) {}
+        ptr(PointerType::getUnqual(context)),
+        numAliasGuards(llvm::count_if(contract.guards, [](const Guard &g) {
+          return g.kind == GuardKind::NoAlias;
+        })) {}
 
   /// <p>_run, or <p>_run_with_weights for external weights.
   void emitRun();
@@ -121,6 +124,7 @@ private:
   const WeightsPlan *weights;
   Type *i32, *i64, *i128;
   PointerType *ptr;
+  size_t numAliasGuards; ///< decides whether alias guards branch (failIf)
 };
 
 } // namespace
@@ -186,9 +190,7 @@ void EntryPointEmitter::failIf(IRBuilder<> &b, GuardSink &sink, Value *failed,
     // (100 outputs: 5000 pairs, 30k instructions). Past a few, they branch.
     constexpr size_t kMaxBranchFreeAliasGuards = 32;
     bool manyAliasGuards = g.kind == GuardKind::NoAlias &&
-                           llvm::count_if(contract.guards, [](const Guard &o) {
-                             return o.kind == GuardKind::NoAlias;
-                           }) > kMaxBranchFreeAliasGuards;
+                           numAliasGuards > kMaxBranchFreeAliasGuards;
     if (!protectsLoads && !manyAliasGuards) {
       sink.anyFailed = b.CreateOr(sink.anyFailed, failed);
       return;
