@@ -74,9 +74,12 @@ public:
     clamped = select(isNaN, f(0.0f), clamped);
 
     // k = round(x log2(e)); ln 2 = 0.693359375 - 2.12194440e-4, the first
-    // part with few enough bits that k * part is exact.
-    Value kFloat = rewriter.create<math::RoundEvenOp>(
-        loc, mul(clamped, f(1.44269504088896341f)));
+    // part with few enough bits that k * part is exact. Rounding adds and
+    // subtracts 1.5 * 2^23, which rounds to an integer (to even) for any
+    // |t| < 2^22: not math.roundeven, which becomes a roundevenf call per
+    // lane on targets without a vector round instruction in LLVM's eyes.
+    Value t = mul(clamped, f(1.44269504088896341f));
+    Value kFloat = sub(add(t, f(12582912.0f)), f(12582912.0f));
     Value r = sub(clamped, mul(kFloat, f(0.693359375f)));
     r = sub(r, mul(kFloat, f(-2.12194440e-4f)));
 
