@@ -6,7 +6,10 @@
 // turns the JSON output into the ratio tables of docs/performance.md.
 //
 //===----------------------------------------------------------------------===//
+#include "attention.h"
+#include "cnn.h"
 #include "eltwise_chain.h"
+#include "layer_norm_4096x1024.h"
 #include "linear.h"
 #include "linear_512x1024x1024.h"
 #include "linear_64x256x256.h"
@@ -15,6 +18,7 @@
 #include "sgemm_1024.h"
 #include "sgemm_256.h"
 #include "sgemm_512.h"
+#include "softmax_4096x1024.h"
 
 #include <benchmark/benchmark.h>
 #include <cblas.h>
@@ -22,10 +26,16 @@
 #include <Eigen/Core>
 #include <immintrin.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace {
@@ -48,18 +58,21 @@ struct Buffer {
   size_t count;
 };
 
-txc_tensor tensor(float *data, std::initializer_list<int64_t> dims) {
+int64_t product(const std::vector<int64_t> &dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+txc_tensor tensor(float *data, const std::vector<int64_t> &dims) {
   txc_tensor t{};
   t.data = data;
   t.dtype = TXC_DTYPE_F32;
   t.rank = int32_t(dims.size());
-  int64_t count = 1;
-  int i = 0;
-  for (int64_t d : dims) {
-    t.dims[i++] = d;
-    count *= d;
-  }
-  t.size_bytes = count * 4;
+  for (size_t i = 0; i < dims.size(); ++i)
+    t.dims[i] = dims[i];
+  t.size_bytes = product(dims) * 4;
   return t;
 }
 
@@ -74,6 +87,13 @@ void call(EntryPoint entry, std::vector<txc_tensor> &inputs,
 void setFlops(benchmark::State &state, double flopsPerIteration) {
   state.counters["GFLOPS"] = benchmark::Counter(
       flopsPerIteration, benchmark::Counter::kIsIterationInvariantRate,
+      benchmark::Counter::kIs1000);
+}
+
+/// Bytes read plus bytes written per iteration.
+void setBandwidth(benchmark::State &state, double bytesPerIteration) {
+  state.counters["GB/s"] = benchmark::Counter(
+      bytesPerIteration, benchmark::Counter::kIsIterationInvariantRate,
       benchmark::Counter::kIs1000);
 }
 
@@ -237,12 +257,6 @@ void tinyLinearHandC(benchmark::State &state) {
 
 constexpr int64_t kChain = int64_t(1) << 24;
 
-void setBandwidth(benchmark::State &state) {
-  state.counters["GB/s"] = benchmark::Counter(
-      double(kChain) * 8, benchmark::Counter::kIsIterationInvariantRate,
-      benchmark::Counter::kIs1000);
-}
-
 void chainTxc(benchmark::State &state) {
   Buffer x(kChain), y(kChain, 0);
   std::vector<txc_tensor> in = {tensor(x.data, {kChain})};
@@ -251,7 +265,7 @@ void chainTxc(benchmark::State &state) {
     call(eltwise_chain_run, in, out);
     benchmark::DoNotOptimize(y.data);
   }
-  setBandwidth(state);
+  setBandwidth(state, double(kChain) * 8);
 }
 
 __attribute__((noinline)) void chainC(const float *x, float *y, int64_t n) {
@@ -267,7 +281,7 @@ void chainHandC(benchmark::State &state) {
     chainC(x.data, y.data, kChain);
     benchmark::DoNotOptimize(y.data);
   }
-  setBandwidth(state);
+  setBandwidth(state, double(kChain) * 8);
 }
 
 /// The best a hand-written AVX loop does: streaming (non-temporal) stores
@@ -294,7 +308,7 @@ void chainStreamC(benchmark::State &state) {
     chainStream(x.data, y.data, kChain);
     benchmark::DoNotOptimize(y.data);
   }
-  setBandwidth(state);
+  setBandwidth(state, double(kChain) * 8);
 }
 
 void copyBandwidth(benchmark::State &state) {
@@ -303,7 +317,292 @@ void copyBandwidth(benchmark::State &state) {
     std::memcpy(y.data, x.data, kChain * 4);
     benchmark::DoNotOptimize(y.data);
   }
-  setBandwidth(state);
+  setBandwidth(state, double(kChain) * 8);
+}
+
+//===----------------------------------------------------------------------===//
+// Row softmax and layer norm over [4096, 1024]
+//===----------------------------------------------------------------------===//
+
+constexpr int64_t kRows = 4096, kCols = 1024;
+constexpr float kLayerNormEps = 1e-5f;
+
+enum class RowOp { Softmax, LayerNorm };
+enum class RowImpl { Txc, Eigen, OneDnn, CLoop };
+constexpr RowImpl kRowImpls[] = {RowImpl::Txc, RowImpl::Eigen, RowImpl::OneDnn,
+                                 RowImpl::CLoop};
+
+const char *rowOpName(RowOp op) {
+  return op == RowOp::Softmax ? "softmax_4096x1024" : "layer_norm_4096x1024";
+}
+
+const char *rowImplName(RowImpl impl) {
+  switch (impl) {
+  case RowImpl::Txc:
+    return "txc";
+  case RowImpl::Eigen:
+    return "eigen";
+  case RowImpl::OneDnn:
+    return "onednn";
+  case RowImpl::CLoop:
+    return "c_loop";
+  }
+  return "?";
+}
+
+/// The operands of one row kernel; every instance holds the same values.
+struct RowData {
+  RowData() : x(kRows * kCols), gamma(kCols), beta(kCols), y(kRows * kCols, 0) {
+    // gamma and beta have the same size, hence the same random values.
+    for (int64_t j = 0; j < kCols; ++j) {
+      gamma.data[j] = 1.0f + 0.5f * gamma.data[j];
+      beta.data[j] *= 0.25f;
+    }
+  }
+  Buffer x, gamma, beta, y;
+};
+
+double rowBytes(RowOp op) {
+  return 2.0 * kRows * kCols * 4 + (op == RowOp::LayerNorm ? 2.0 * kCols * 4 : 0);
+}
+
+__attribute__((noinline)) void softmaxC(const float *x, float *y) {
+  for (int64_t i = 0; i < kRows; ++i) {
+    const float *xr = x + i * kCols;
+    float *yr = y + i * kCols;
+    float m = -INFINITY;
+    for (int64_t j = 0; j < kCols; ++j)
+      m = xr[j] > m ? xr[j] : m;
+    float sum = 0;
+    for (int64_t j = 0; j < kCols; ++j)
+      sum += yr[j] = expf(xr[j] - m);
+    for (int64_t j = 0; j < kCols; ++j)
+      yr[j] /= sum;
+  }
+}
+
+__attribute__((noinline)) void layerNormC(const float *x, const float *gamma,
+                                          const float *beta, float *y) {
+  for (int64_t i = 0; i < kRows; ++i) {
+    const float *xr = x + i * kCols;
+    float *yr = y + i * kCols;
+    float sum = 0;
+    for (int64_t j = 0; j < kCols; ++j)
+      sum += xr[j];
+    float mean = sum / kCols, sq = 0;
+    for (int64_t j = 0; j < kCols; ++j)
+      sq += (xr[j] - mean) * (xr[j] - mean);
+    float rstd = 1.0f / sqrtf(sq / kCols + kLayerNormEps);
+    for (int64_t j = 0; j < kCols; ++j)
+      yr[j] = (xr[j] - mean) * rstd * gamma[j] + beta[j];
+  }
+}
+
+void softmaxEigen(const float *x, float *y) {
+  for (int64_t i = 0; i < kRows; ++i) {
+    Eigen::Map<const Eigen::ArrayXf> in(x + i * kCols, kCols);
+    Eigen::Map<Eigen::ArrayXf> out(y + i * kCols, kCols);
+    out = (in - in.maxCoeff()).exp();
+    out /= out.sum();
+  }
+}
+
+void layerNormEigen(const float *x, const float *gamma, const float *beta,
+                    float *y) {
+  Eigen::Map<const Eigen::ArrayXf> g(gamma, kCols), b(beta, kCols);
+  for (int64_t i = 0; i < kRows; ++i) {
+    Eigen::Map<const Eigen::ArrayXf> in(x + i * kCols, kCols);
+    Eigen::Map<Eigen::ArrayXf> out(y + i * kCols, kCols);
+    float mean = in.mean();
+    float var = (in - mean).square().mean();
+    out = (in - mean) * (1.0f / std::sqrt(var + kLayerNormEps)) * g + b;
+  }
+}
+
+/// Prepares `impl` of `op` on `d` (oneDNN primitives are created here, not
+/// in the timed loop) and returns the call to time.
+std::function<void()> makeRowKernel(RowOp op, RowImpl impl, RowData &d) {
+  switch (impl) {
+  case RowImpl::Txc: {
+    std::vector<txc_tensor> in = {tensor(d.x.data, {kRows, kCols})};
+    if (op == RowOp::LayerNorm) {
+      in.push_back(tensor(d.gamma.data, {kCols}));
+      in.push_back(tensor(d.beta.data, {kCols}));
+    }
+    std::vector<txc_tensor> out = {tensor(d.y.data, {kRows, kCols})};
+    EntryPoint entry = op == RowOp::Softmax ? softmax_4096x1024_run
+                                            : layer_norm_4096x1024_run;
+    return [=]() mutable { call(entry, in, out); };
+  }
+  case RowImpl::Eigen:
+    if (op == RowOp::Softmax)
+      return [&d] { softmaxEigen(d.x.data, d.y.data); };
+    return [&d] {
+      layerNormEigen(d.x.data, d.gamma.data, d.beta.data, d.y.data);
+    };
+  case RowImpl::CLoop:
+    if (op == RowOp::Softmax)
+      return [&d] { softmaxC(d.x.data, d.y.data); };
+    return [&d] { layerNormC(d.x.data, d.gamma.data, d.beta.data, d.y.data); };
+  case RowImpl::OneDnn: {
+    using namespace dnnl;
+    engine eng(engine::kind::cpu, 0);
+    stream strm(eng);
+    memory::desc md({kRows, kCols}, memory::data_type::f32,
+                    memory::format_tag::ab);
+    memory xm(md, eng, d.x.data), ym(md, eng, d.y.data);
+    primitive prim;
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, xm},
+                                            {DNNL_ARG_DST, ym}};
+    if (op == RowOp::Softmax) {
+      // oneDNN 2.x: an op descriptor, then the primitive descriptor.
+      softmax_forward::desc desc(prop_kind::forward_inference, md, 1);
+      prim = softmax_forward(softmax_forward::primitive_desc(desc, eng));
+    } else {
+      memory::desc vd({kCols}, memory::data_type::f32, memory::format_tag::a);
+      layer_normalization_forward::desc desc(
+          prop_kind::forward_inference, md, kLayerNormEps,
+          normalization_flags::use_scale | normalization_flags::use_shift);
+      prim = layer_normalization_forward(
+          layer_normalization_forward::primitive_desc(desc, eng));
+      args[DNNL_ARG_SCALE] = memory(vd, eng, d.gamma.data);
+      args[DNNL_ARG_SHIFT] = memory(vd, eng, d.beta.data);
+    }
+    return [=]() mutable {
+      prim.execute(strm, args);
+      strm.wait();
+    };
+  }
+  }
+  return {};
+}
+
+void runRowKernel(benchmark::State &state, RowOp op, RowImpl impl) {
+  RowData d;
+  std::function<void()> kernel = makeRowKernel(op, impl, d);
+  for (auto _ : state) {
+    kernel();
+    benchmark::DoNotOptimize(d.y.data);
+    benchmark::ClobberMemory();
+  }
+  setBandwidth(state, rowBytes(op));
+}
+
+/// The largest |a - b| and the largest |a - b| / (atol + rtol * |b|) (a
+/// result passes when the second is at most 1).
+struct Diff {
+  double maxAbs = 0, maxScaled = 0;
+};
+
+Diff compare(const float *a, const float *ref, size_t n, double atol,
+             double rtol) {
+  Diff d;
+  for (size_t i = 0; i < n; ++i) {
+    double err = std::fabs(double(a[i]) - double(ref[i]));
+    if (std::isnan(err))
+      err = INFINITY;
+    d.maxAbs = std::max(d.maxAbs, err);
+    d.maxScaled = std::max(d.maxScaled, err / (atol + rtol * std::fabs(ref[i])));
+  }
+  return d;
+}
+
+/// Runs every peer of every row kernel once against txc's result, outside
+/// the timed loops: a peer that computes something else is not a peer.
+bool checkRowKernels() {
+  // f32 tolerances: the implementations sum in different orders and use
+  // different exp approximations (txc's vector exp is within 1 ulp).
+  constexpr double atol = 1e-5, rtol = 1e-4;
+  bool ok = true;
+  for (RowOp op : {RowOp::Softmax, RowOp::LayerNorm}) {
+    RowData ref;
+    makeRowKernel(op, RowImpl::Txc, ref)();
+    for (RowImpl impl : kRowImpls) {
+      if (impl == RowImpl::Txc)
+        continue;
+      RowData d;
+      makeRowKernel(op, impl, d)();
+      Diff diff = compare(d.y.data, ref.y.data, d.y.count, atol, rtol);
+      bool pass = diff.maxScaled <= 1;
+      ok &= pass;
+      std::fprintf(stderr,
+                   "check %s/%s against txc: max abs diff %.3g (%s; "
+                   "tolerance %.0e + %.0e * |txc|)\n",
+                   rowOpName(op), rowImplName(impl), diff.maxAbs,
+                   pass ? "ok" : "MISMATCH", atol, rtol);
+    }
+  }
+  return ok;
+}
+
+//===----------------------------------------------------------------------===//
+// samples/attention and samples/cnn end to end
+//===----------------------------------------------------------------------===//
+
+// The largest sizes the samples accept: S = 512 tokens, B = 64 images.
+constexpr int64_t kAttentionS = 512, kCnnB = 64;
+
+struct Sample {
+  const char *name;
+  EntryPoint entry;
+  std::vector<int64_t> inDims, outDims;
+};
+
+const Sample kSamples[] = {
+    {"attention", attention_run, {kAttentionS, 32}, {kAttentionS, 32}},
+    {"cnn", cnn_run, {kCnnB, 3, 16, 16}, {kCnnB, 10}},
+};
+
+void runSample(benchmark::State &state, const Sample &s) {
+  Buffer x(product(s.inDims)), y(product(s.outDims), 0);
+  std::vector<txc_tensor> in = {tensor(x.data, s.inDims)};
+  std::vector<txc_tensor> out = {tensor(y.data, s.outDims)};
+  for (auto _ : state) {
+    call(s.entry, in, out);
+    benchmark::DoNotOptimize(y.data);
+  }
+}
+
+/// Writes a little-endian f32 .npy file (format version 1.0).
+bool writeNpy(const std::string &path, const float *data,
+              const std::vector<int64_t> &dims) {
+  std::string shape = "(";
+  for (int64_t d : dims)
+    shape += std::to_string(d) + ",";
+  shape += ")";
+  std::string header =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  // Magic (6) + version (2) + length (2) + header + '\n', a multiple of 64.
+  header.append(63 - (10 + header.size()) % 64, ' ');
+  header += '\n';
+  FILE *f = std::fopen(path.c_str(), "wb");
+  if (!f)
+    return false;
+  uint16_t len = uint16_t(header.size());
+  std::fwrite("\x93NUMPY\x01\x00", 1, 8, f);
+  std::fwrite(&len, 2, 1, f);
+  std::fwrite(header.data(), 1, header.size(), f);
+  std::fwrite(data, 4, product(dims), f);
+  return std::fclose(f) == 0;
+}
+
+/// Runs each sample once on the benchmark's inputs and writes them and the
+/// outputs to <dir>/<sample>_{in,out}.npy, for bench/torch_bench.py to
+/// compare PyTorch against.
+bool dumpSamples(const std::string &dir) {
+  for (const Sample &s : kSamples) {
+    Buffer x(product(s.inDims)), y(product(s.outDims), 0);
+    std::vector<txc_tensor> in = {tensor(x.data, s.inDims)};
+    std::vector<txc_tensor> out = {tensor(y.data, s.outDims)};
+    call(s.entry, in, out);
+    std::string base = dir + "/" + s.name;
+    if (!writeNpy(base + "_in.npy", x.data, s.inDims) ||
+        !writeNpy(base + "_out.npy", y.data, s.outDims)) {
+      std::fprintf(stderr, "cannot write %s_{in,out}.npy\n", base.c_str());
+      return false;
+    }
+  }
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
@@ -372,7 +671,24 @@ int main(int argc, char **argv) {
   benchmark::RegisterBenchmark("eltwise_chain_16M/hand_c", chainHandC);
   benchmark::RegisterBenchmark("eltwise_chain_16M/avx2_stream", chainStreamC);
   benchmark::RegisterBenchmark("eltwise_chain_16M/memcpy", copyBandwidth);
+  for (RowOp op : {RowOp::Softmax, RowOp::LayerNorm})
+    for (RowImpl impl : kRowImpls)
+      benchmark::RegisterBenchmark(
+          (std::string(rowOpName(op)) + "/" + rowImplName(impl)).c_str(),
+          runRowKernel, op, impl);
+  for (const Sample &s : kSamples)
+    benchmark::RegisterBenchmark((std::string(s.name) + "_e2e/txc").c_str(),
+                                 runSample, s);
   benchmark::Initialize(&argc, argv);
+
+  // Correctness first, whatever the filter: a mismatch fails the run.
+  bool ok = checkRowKernels();
+  if (const char *dir = std::getenv("TXC_BENCH_DUMP_DIR"))
+    ok &= dumpSamples(dir);
+  if (!ok) {
+    std::fprintf(stderr, "txc-bench: result check failed\n");
+    return 1;
+  }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
