@@ -25,7 +25,9 @@ def load_groups(paths):
         for b in data["benchmarks"]:
             if b.get("aggregate_name", "median") != "median":
                 continue
-            name = b.get("run_name", b["name"])
+            # txc-bench times in wall-clock time, which Google Benchmark
+            # marks with this suffix.
+            name = b.get("run_name", b["name"]).removesuffix("/real_time")
             group, _, impl = name.rpartition("/")
             groups.setdefault(group, OrderedDict())[impl] = b
     return context, groups

@@ -84,6 +84,14 @@ void call(EntryPoint entry, std::vector<txc_tensor> &inputs,
     throw std::runtime_error("txc call failed");
 }
 
+/// Registers a benchmark timed in wall-clock time, so that its counters
+/// (computed from the time) and the time the report divides agree, and match
+/// bench/torch_bench.py's wall-clock timing.
+template <class Fn, class... Args>
+void add(const std::string &name, Fn fn, Args... args) {
+  benchmark::RegisterBenchmark(name.c_str(), fn, args...)->UseRealTime();
+}
+
 void setFlops(benchmark::State &state, double flopsPerIteration) {
   state.counters["GFLOPS"] = benchmark::Counter(
       flopsPerIteration, benchmark::Counter::kIsIterationInvariantRate,
@@ -209,12 +217,12 @@ void runNaive(benchmark::State &state, Linear s) {
 }
 
 void registerLinear(const std::string &name, Linear s, EntryPoint txc) {
-  benchmark::RegisterBenchmark((name + "/txc").c_str(), runTxcLinear, txc, s);
-  benchmark::RegisterBenchmark((name + "/openblas").c_str(), runOpenBlas, s);
-  benchmark::RegisterBenchmark((name + "/eigen").c_str(), runEigen, s);
-  benchmark::RegisterBenchmark((name + "/onednn").c_str(), runOneDnn, s);
+  add(name + "/txc", runTxcLinear, txc, s);
+  add(name + "/openblas", runOpenBlas, s);
+  add(name + "/eigen", runEigen, s);
+  add(name + "/onednn", runOneDnn, s);
   if (s.b * s.k * s.n <= (int64_t(1) << 28))
-    benchmark::RegisterBenchmark((name + "/naive_c").c_str(), runNaive, s);
+    add(name + "/naive_c", runNaive, s);
 }
 
 //===----------------------------------------------------------------------===//
@@ -363,7 +371,8 @@ struct RowData {
 };
 
 double rowBytes(RowOp op) {
-  return 2.0 * kRows * kCols * 4 + (op == RowOp::LayerNorm ? 2.0 * kCols * 4 : 0);
+  return 2.0 * kRows * kCols * 4 +
+         (op == RowOp::LayerNorm ? 2.0 * kCols * 4 : 0);
 }
 
 __attribute__((noinline)) void softmaxC(const float *x, float *y) {
@@ -430,16 +439,15 @@ std::function<void()> makeRowKernel(RowOp op, RowImpl impl, RowData &d) {
       in.push_back(tensor(d.beta.data, {kCols}));
     }
     std::vector<txc_tensor> out = {tensor(d.y.data, {kRows, kCols})};
-    EntryPoint entry = op == RowOp::Softmax ? softmax_4096x1024_run
-                                            : layer_norm_4096x1024_run;
+    EntryPoint entry =
+        op == RowOp::Softmax ? softmax_4096x1024_run : layer_norm_4096x1024_run;
     return [=]() mutable { call(entry, in, out); };
   }
   case RowImpl::Eigen:
     if (op == RowOp::Softmax)
       return [&d] { softmaxEigen(d.x.data, d.y.data); };
-    return [&d] {
-      layerNormEigen(d.x.data, d.gamma.data, d.beta.data, d.y.data);
-    };
+    return
+        [&d] { layerNormEigen(d.x.data, d.gamma.data, d.beta.data, d.y.data); };
   case RowImpl::CLoop:
     if (op == RowOp::Softmax)
       return [&d] { softmaxC(d.x.data, d.y.data); };
@@ -502,7 +510,8 @@ Diff compare(const float *a, const float *ref, size_t n, double atol,
     if (std::isnan(err))
       err = INFINITY;
     d.maxAbs = std::max(d.maxAbs, err);
-    d.maxScaled = std::max(d.maxScaled, err / (atol + rtol * std::fabs(ref[i])));
+    d.maxScaled =
+        std::max(d.maxScaled, err / (atol + rtol * std::fabs(ref[i])));
   }
   return d;
 }
@@ -645,7 +654,7 @@ void fmaPeak(benchmark::State &state) {
 } // namespace
 
 int main(int argc, char **argv) {
-  benchmark::RegisterBenchmark("fma_peak/avx2", fmaPeak);
+  add("fma_peak/avx2", fmaPeak);
   for (auto [n, entry] : {std::pair<int64_t, EntryPoint>{256, sgemm_256_run},
                           {512, sgemm_512_run},
                           {1024, sgemm_1024_run}})
@@ -657,28 +666,23 @@ int main(int argc, char **argv) {
   registerLinear("linear_512x1024x1024", Linear{512, 1024, 1024, true},
                  linear_512x1024x1024_run);
   for (int64_t b : {64, 61})
-    benchmark::RegisterBenchmark(
-        ("linear_dyn_Bx256x256/B=" + std::to_string(b) + "/txc").c_str(),
-        runTxcLinear, linear_dyn_256x256_run, Linear{b, 256, 256, true});
+    add("linear_dyn_Bx256x256/B=" + std::to_string(b) + "/txc", runTxcLinear,
+        linear_dyn_256x256_run, Linear{b, 256, 256, true});
   for (int64_t b : {512, 509})
-    benchmark::RegisterBenchmark(
-        ("linear_dyn_Bx1024x1024/B=" + std::to_string(b) + "/txc").c_str(),
-        runTxcLinear, linear_dyn_1024x1024_run, Linear{b, 1024, 1024, true});
-  benchmark::RegisterBenchmark("call_overhead_linear_B1/txc", tinyLinearTxc);
-  benchmark::RegisterBenchmark("call_overhead_linear_B1/hand_c",
-                               tinyLinearHandC);
-  benchmark::RegisterBenchmark("eltwise_chain_16M/txc", chainTxc);
-  benchmark::RegisterBenchmark("eltwise_chain_16M/hand_c", chainHandC);
-  benchmark::RegisterBenchmark("eltwise_chain_16M/avx2_stream", chainStreamC);
-  benchmark::RegisterBenchmark("eltwise_chain_16M/memcpy", copyBandwidth);
+    add("linear_dyn_Bx1024x1024/B=" + std::to_string(b) + "/txc", runTxcLinear,
+        linear_dyn_1024x1024_run, Linear{b, 1024, 1024, true});
+  add("call_overhead_linear_B1/txc", tinyLinearTxc);
+  add("call_overhead_linear_B1/hand_c", tinyLinearHandC);
+  add("eltwise_chain_16M/txc", chainTxc);
+  add("eltwise_chain_16M/hand_c", chainHandC);
+  add("eltwise_chain_16M/avx2_stream", chainStreamC);
+  add("eltwise_chain_16M/memcpy", copyBandwidth);
   for (RowOp op : {RowOp::Softmax, RowOp::LayerNorm})
     for (RowImpl impl : kRowImpls)
-      benchmark::RegisterBenchmark(
-          (std::string(rowOpName(op)) + "/" + rowImplName(impl)).c_str(),
-          runRowKernel, op, impl);
+      add(std::string(rowOpName(op)) + "/" + rowImplName(impl), runRowKernel,
+          op, impl);
   for (const Sample &s : kSamples)
-    benchmark::RegisterBenchmark((std::string(s.name) + "_e2e/txc").c_str(),
-                                 runSample, s);
+    add(std::string(s.name) + "_e2e/txc", runSample, s);
   benchmark::Initialize(&argc, argv);
 
   // Correctness first, whatever the filter: a mismatch fails the run.
