@@ -6,7 +6,10 @@
 // turns the JSON output into the ratio tables of docs/performance.md.
 //
 //===----------------------------------------------------------------------===//
+#include "attention.h"
+#include "cnn.h"
 #include "eltwise_chain.h"
+#include "layer_norm_4096x1024.h"
 #include "linear.h"
 #include "linear_512x1024x1024.h"
 #include "linear_64x256x256.h"
@@ -15,6 +18,7 @@
 #include "sgemm_1024.h"
 #include "sgemm_256.h"
 #include "sgemm_512.h"
+#include "softmax_4096x1024.h"
 
 #include <benchmark/benchmark.h>
 #include <cblas.h>
@@ -22,10 +26,16 @@
 #include <Eigen/Core>
 #include <immintrin.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace {
@@ -48,18 +58,21 @@ struct Buffer {
   size_t count;
 };
 
-txc_tensor tensor(float *data, std::initializer_list<int64_t> dims) {
+int64_t product(const std::vector<int64_t> &dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+txc_tensor tensor(float *data, const std::vector<int64_t> &dims) {
   txc_tensor t{};
   t.data = data;
   t.dtype = TXC_DTYPE_F32;
   t.rank = int32_t(dims.size());
-  int64_t count = 1;
-  int i = 0;
-  for (int64_t d : dims) {
-    t.dims[i++] = d;
-    count *= d;
-  }
-  t.size_bytes = count * 4;
+  for (size_t i = 0; i < dims.size(); ++i)
+    t.dims[i] = dims[i];
+  t.size_bytes = product(dims) * 4;
   return t;
 }
 
@@ -71,9 +84,24 @@ void call(EntryPoint entry, std::vector<txc_tensor> &inputs,
     throw std::runtime_error("txc call failed");
 }
 
+/// Registers a benchmark timed in wall-clock time, so that its counters
+/// (computed from the time) and the time the report divides agree, and match
+/// bench/torch_bench.py's wall-clock timing.
+template <class Fn, class... Args>
+void add(const std::string &name, Fn fn, Args... args) {
+  benchmark::RegisterBenchmark(name.c_str(), fn, args...)->UseRealTime();
+}
+
 void setFlops(benchmark::State &state, double flopsPerIteration) {
   state.counters["GFLOPS"] = benchmark::Counter(
       flopsPerIteration, benchmark::Counter::kIsIterationInvariantRate,
+      benchmark::Counter::kIs1000);
+}
+
+/// Bytes read plus bytes written per iteration.
+void setBandwidth(benchmark::State &state, double bytesPerIteration) {
+  state.counters["GB/s"] = benchmark::Counter(
+      bytesPerIteration, benchmark::Counter::kIsIterationInvariantRate,
       benchmark::Counter::kIs1000);
 }
 
@@ -189,12 +217,12 @@ void runNaive(benchmark::State &state, Linear s) {
 }
 
 void registerLinear(const std::string &name, Linear s, EntryPoint txc) {
-  benchmark::RegisterBenchmark((name + "/txc").c_str(), runTxcLinear, txc, s);
-  benchmark::RegisterBenchmark((name + "/openblas").c_str(), runOpenBlas, s);
-  benchmark::RegisterBenchmark((name + "/eigen").c_str(), runEigen, s);
-  benchmark::RegisterBenchmark((name + "/onednn").c_str(), runOneDnn, s);
+  add(name + "/txc", runTxcLinear, txc, s);
+  add(name + "/openblas", runOpenBlas, s);
+  add(name + "/eigen", runEigen, s);
+  add(name + "/onednn", runOneDnn, s);
   if (s.b * s.k * s.n <= (int64_t(1) << 28))
-    benchmark::RegisterBenchmark((name + "/naive_c").c_str(), runNaive, s);
+    add(name + "/naive_c", runNaive, s);
 }
 
 //===----------------------------------------------------------------------===//
@@ -237,12 +265,6 @@ void tinyLinearHandC(benchmark::State &state) {
 
 constexpr int64_t kChain = int64_t(1) << 24;
 
-void setBandwidth(benchmark::State &state) {
-  state.counters["GB/s"] = benchmark::Counter(
-      double(kChain) * 8, benchmark::Counter::kIsIterationInvariantRate,
-      benchmark::Counter::kIs1000);
-}
-
 void chainTxc(benchmark::State &state) {
   Buffer x(kChain), y(kChain, 0);
   std::vector<txc_tensor> in = {tensor(x.data, {kChain})};
@@ -251,7 +273,7 @@ void chainTxc(benchmark::State &state) {
     call(eltwise_chain_run, in, out);
     benchmark::DoNotOptimize(y.data);
   }
-  setBandwidth(state);
+  setBandwidth(state, double(kChain) * 8);
 }
 
 __attribute__((noinline)) void chainC(const float *x, float *y, int64_t n) {
@@ -267,7 +289,7 @@ void chainHandC(benchmark::State &state) {
     chainC(x.data, y.data, kChain);
     benchmark::DoNotOptimize(y.data);
   }
-  setBandwidth(state);
+  setBandwidth(state, double(kChain) * 8);
 }
 
 /// The best a hand-written AVX loop does: streaming (non-temporal) stores
@@ -294,7 +316,7 @@ void chainStreamC(benchmark::State &state) {
     chainStream(x.data, y.data, kChain);
     benchmark::DoNotOptimize(y.data);
   }
-  setBandwidth(state);
+  setBandwidth(state, double(kChain) * 8);
 }
 
 void copyBandwidth(benchmark::State &state) {
@@ -303,28 +325,321 @@ void copyBandwidth(benchmark::State &state) {
     std::memcpy(y.data, x.data, kChain * 4);
     benchmark::DoNotOptimize(y.data);
   }
-  setBandwidth(state);
+  setBandwidth(state, double(kChain) * 8);
+}
+
+//===----------------------------------------------------------------------===//
+// Row softmax and layer norm over [4096, 1024]
+//===----------------------------------------------------------------------===//
+
+constexpr int64_t kRows = 4096, kCols = 1024;
+constexpr float kLayerNormEps = 1e-5f;
+
+enum class RowOp { Softmax, LayerNorm };
+enum class RowImpl { Txc, Eigen, OneDnn, CLoop };
+constexpr RowImpl kRowImpls[] = {RowImpl::Txc, RowImpl::Eigen, RowImpl::OneDnn,
+                                 RowImpl::CLoop};
+
+const char *rowOpName(RowOp op) {
+  return op == RowOp::Softmax ? "softmax_4096x1024" : "layer_norm_4096x1024";
+}
+
+const char *rowImplName(RowImpl impl) {
+  switch (impl) {
+  case RowImpl::Txc:
+    return "txc";
+  case RowImpl::Eigen:
+    return "eigen";
+  case RowImpl::OneDnn:
+    return "onednn";
+  case RowImpl::CLoop:
+    return "c_loop";
+  }
+  return "?";
+}
+
+/// The operands of one row kernel; every instance holds the same values.
+struct RowData {
+  RowData() : x(kRows * kCols), gamma(kCols), beta(kCols), y(kRows * kCols, 0) {
+    // gamma and beta have the same size, hence the same random values.
+    for (int64_t j = 0; j < kCols; ++j) {
+      gamma.data[j] = 1.0f + 0.5f * gamma.data[j];
+      beta.data[j] *= 0.25f;
+    }
+  }
+  Buffer x, gamma, beta, y;
+};
+
+double rowBytes(RowOp op) {
+  return 2.0 * kRows * kCols * 4 +
+         (op == RowOp::LayerNorm ? 2.0 * kCols * 4 : 0);
+}
+
+__attribute__((noinline)) void softmaxC(const float *x, float *y) {
+  for (int64_t i = 0; i < kRows; ++i) {
+    const float *xr = x + i * kCols;
+    float *yr = y + i * kCols;
+    float m = -INFINITY;
+    for (int64_t j = 0; j < kCols; ++j)
+      m = xr[j] > m ? xr[j] : m;
+    float sum = 0;
+    for (int64_t j = 0; j < kCols; ++j)
+      sum += yr[j] = expf(xr[j] - m);
+    for (int64_t j = 0; j < kCols; ++j)
+      yr[j] /= sum;
+  }
+}
+
+__attribute__((noinline)) void layerNormC(const float *x, const float *gamma,
+                                          const float *beta, float *y) {
+  for (int64_t i = 0; i < kRows; ++i) {
+    const float *xr = x + i * kCols;
+    float *yr = y + i * kCols;
+    float sum = 0;
+    for (int64_t j = 0; j < kCols; ++j)
+      sum += xr[j];
+    float mean = sum / kCols, sq = 0;
+    for (int64_t j = 0; j < kCols; ++j)
+      sq += (xr[j] - mean) * (xr[j] - mean);
+    float rstd = 1.0f / sqrtf(sq / kCols + kLayerNormEps);
+    for (int64_t j = 0; j < kCols; ++j)
+      yr[j] = (xr[j] - mean) * rstd * gamma[j] + beta[j];
+  }
+}
+
+void softmaxEigen(const float *x, float *y) {
+  for (int64_t i = 0; i < kRows; ++i) {
+    Eigen::Map<const Eigen::ArrayXf> in(x + i * kCols, kCols);
+    Eigen::Map<Eigen::ArrayXf> out(y + i * kCols, kCols);
+    out = (in - in.maxCoeff()).exp();
+    out /= out.sum();
+  }
+}
+
+void layerNormEigen(const float *x, const float *gamma, const float *beta,
+                    float *y) {
+  Eigen::Map<const Eigen::ArrayXf> g(gamma, kCols), b(beta, kCols);
+  for (int64_t i = 0; i < kRows; ++i) {
+    Eigen::Map<const Eigen::ArrayXf> in(x + i * kCols, kCols);
+    Eigen::Map<Eigen::ArrayXf> out(y + i * kCols, kCols);
+    float mean = in.mean();
+    float var = (in - mean).square().mean();
+    out = (in - mean) * (1.0f / std::sqrt(var + kLayerNormEps)) * g + b;
+  }
+}
+
+/// Prepares `impl` of `op` on `d` (oneDNN primitives are created here, not
+/// in the timed loop) and returns the call to time.
+std::function<void()> makeRowKernel(RowOp op, RowImpl impl, RowData &d) {
+  switch (impl) {
+  case RowImpl::Txc: {
+    std::vector<txc_tensor> in = {tensor(d.x.data, {kRows, kCols})};
+    if (op == RowOp::LayerNorm) {
+      in.push_back(tensor(d.gamma.data, {kCols}));
+      in.push_back(tensor(d.beta.data, {kCols}));
+    }
+    std::vector<txc_tensor> out = {tensor(d.y.data, {kRows, kCols})};
+    EntryPoint entry =
+        op == RowOp::Softmax ? softmax_4096x1024_run : layer_norm_4096x1024_run;
+    return [=]() mutable { call(entry, in, out); };
+  }
+  case RowImpl::Eigen:
+    if (op == RowOp::Softmax)
+      return [&d] { softmaxEigen(d.x.data, d.y.data); };
+    return
+        [&d] { layerNormEigen(d.x.data, d.gamma.data, d.beta.data, d.y.data); };
+  case RowImpl::CLoop:
+    if (op == RowOp::Softmax)
+      return [&d] { softmaxC(d.x.data, d.y.data); };
+    return [&d] { layerNormC(d.x.data, d.gamma.data, d.beta.data, d.y.data); };
+  case RowImpl::OneDnn: {
+    using namespace dnnl;
+    engine eng(engine::kind::cpu, 0);
+    stream strm(eng);
+    memory::desc md({kRows, kCols}, memory::data_type::f32,
+                    memory::format_tag::ab);
+    memory xm(md, eng, d.x.data), ym(md, eng, d.y.data);
+    primitive prim;
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, xm},
+                                            {DNNL_ARG_DST, ym}};
+    if (op == RowOp::Softmax) {
+      // oneDNN 2.x: an op descriptor, then the primitive descriptor.
+      softmax_forward::desc desc(prop_kind::forward_inference, md, 1);
+      prim = softmax_forward(softmax_forward::primitive_desc(desc, eng));
+    } else {
+      memory::desc vd({kCols}, memory::data_type::f32, memory::format_tag::a);
+      layer_normalization_forward::desc desc(
+          prop_kind::forward_inference, md, kLayerNormEps,
+          normalization_flags::use_scale | normalization_flags::use_shift);
+      prim = layer_normalization_forward(
+          layer_normalization_forward::primitive_desc(desc, eng));
+      args[DNNL_ARG_SCALE] = memory(vd, eng, d.gamma.data);
+      args[DNNL_ARG_SHIFT] = memory(vd, eng, d.beta.data);
+    }
+    return [=]() mutable {
+      prim.execute(strm, args);
+      strm.wait();
+    };
+  }
+  }
+  return {};
+}
+
+void runRowKernel(benchmark::State &state, RowOp op, RowImpl impl) {
+  RowData d;
+  std::function<void()> kernel = makeRowKernel(op, impl, d);
+  for (auto _ : state) {
+    kernel();
+    benchmark::DoNotOptimize(d.y.data);
+    benchmark::ClobberMemory();
+  }
+  setBandwidth(state, rowBytes(op));
+}
+
+/// The largest |a - b| and the largest |a - b| / (atol + rtol * |b|) (a
+/// result passes when the second is at most 1).
+struct Diff {
+  double maxAbs = 0, maxScaled = 0;
+};
+
+Diff compare(const float *a, const float *ref, size_t n, double atol,
+             double rtol) {
+  Diff d;
+  for (size_t i = 0; i < n; ++i) {
+    double err = std::fabs(double(a[i]) - double(ref[i]));
+    if (std::isnan(err))
+      err = INFINITY;
+    d.maxAbs = std::max(d.maxAbs, err);
+    d.maxScaled =
+        std::max(d.maxScaled, err / (atol + rtol * std::fabs(ref[i])));
+  }
+  return d;
+}
+
+/// Runs every peer of every row kernel once against txc's result, outside
+/// the timed loops: a peer that computes something else is not a peer.
+bool checkRowKernels() {
+  // f32 tolerances: the implementations sum in different orders and use
+  // different exp approximations (txc's vector exp is within 1 ulp).
+  constexpr double atol = 1e-5, rtol = 1e-4;
+  bool ok = true;
+  for (RowOp op : {RowOp::Softmax, RowOp::LayerNorm}) {
+    RowData ref;
+    makeRowKernel(op, RowImpl::Txc, ref)();
+    for (RowImpl impl : kRowImpls) {
+      if (impl == RowImpl::Txc)
+        continue;
+      RowData d;
+      makeRowKernel(op, impl, d)();
+      Diff diff = compare(d.y.data, ref.y.data, d.y.count, atol, rtol);
+      bool pass = diff.maxScaled <= 1;
+      ok &= pass;
+      std::fprintf(stderr,
+                   "check %s/%s against txc: max abs diff %.3g (%s; "
+                   "tolerance %.0e + %.0e * |txc|)\n",
+                   rowOpName(op), rowImplName(impl), diff.maxAbs,
+                   pass ? "ok" : "MISMATCH", atol, rtol);
+    }
+  }
+  return ok;
+}
+
+//===----------------------------------------------------------------------===//
+// samples/attention and samples/cnn end to end
+//===----------------------------------------------------------------------===//
+
+// The largest sizes the samples accept: S = 512 tokens, B = 64 images.
+constexpr int64_t kAttentionS = 512, kCnnB = 64;
+
+struct Sample {
+  const char *name;
+  EntryPoint entry;
+  std::vector<int64_t> inDims, outDims;
+};
+
+const Sample kSamples[] = {
+    {"attention", attention_run, {kAttentionS, 32}, {kAttentionS, 32}},
+    {"cnn", cnn_run, {kCnnB, 3, 16, 16}, {kCnnB, 10}},
+};
+
+void runSample(benchmark::State &state, const Sample &s) {
+  Buffer x(product(s.inDims)), y(product(s.outDims), 0);
+  std::vector<txc_tensor> in = {tensor(x.data, s.inDims)};
+  std::vector<txc_tensor> out = {tensor(y.data, s.outDims)};
+  for (auto _ : state) {
+    call(s.entry, in, out);
+    benchmark::DoNotOptimize(y.data);
+  }
+}
+
+/// Writes a little-endian f32 .npy file (format version 1.0).
+bool writeNpy(const std::string &path, const float *data,
+              const std::vector<int64_t> &dims) {
+  std::string shape = "(";
+  for (int64_t d : dims)
+    shape += std::to_string(d) + ",";
+  shape += ")";
+  std::string header =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  // Magic (6) + version (2) + length (2) + header + '\n', a multiple of 64.
+  header.append(63 - (10 + header.size()) % 64, ' ');
+  header += '\n';
+  FILE *f = std::fopen(path.c_str(), "wb");
+  if (!f)
+    return false;
+  uint16_t len = uint16_t(header.size());
+  std::fwrite("\x93NUMPY\x01\x00", 1, 8, f);
+  std::fwrite(&len, 2, 1, f);
+  std::fwrite(header.data(), 1, header.size(), f);
+  std::fwrite(data, 4, product(dims), f);
+  return std::fclose(f) == 0;
+}
+
+/// Runs each sample once on the benchmark's inputs and writes them and the
+/// outputs to <dir>/<sample>_{in,out}.npy, for bench/torch_bench.py to
+/// compare PyTorch against.
+bool dumpSamples(const std::string &dir) {
+  for (const Sample &s : kSamples) {
+    Buffer x(product(s.inDims)), y(product(s.outDims), 0);
+    std::vector<txc_tensor> in = {tensor(x.data, s.inDims)};
+    std::vector<txc_tensor> out = {tensor(y.data, s.outDims)};
+    call(s.entry, in, out);
+    std::string base = dir + "/" + s.name;
+    if (!writeNpy(base + "_in.npy", x.data, s.inDims) ||
+        !writeNpy(base + "_out.npy", y.data, s.outDims)) {
+      std::fprintf(stderr, "cannot write %s_{in,out}.npy\n", base.c_str());
+      return false;
+    }
+  }
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
 // The machine's FMA peak, for the ratios
 //===----------------------------------------------------------------------===//
 
-__attribute__((noinline, target("avx2,fma"))) float fmaPeakLoop(int64_t iters) {
-  __m256 acc[10];
+// Zen 3 retires two 8-wide FMAs per cycle with a 4-cycle latency, so at least
+// 8 independent chains are needed to reach throughput; 12 leave headroom and
+// still fit the 16 ymm registers with the two operands.
+constexpr int kFmaChains = 12;
+
+// noipa, not just noinline: GCC would otherwise find the function const and
+// hoist the call out of the benchmark loop.
+__attribute__((noipa, target("avx2,fma"))) float fmaPeakLoop(int64_t iters) {
+  __m256 acc[kFmaChains];
   __m256 x = _mm256_set1_ps(0.999999f), y = _mm256_set1_ps(1e-7f);
-  for (int i = 0; i < 10; ++i)
+  for (int i = 0; i < kFmaChains; ++i)
     acc[i] = _mm256_set1_ps(float(i));
+  // No asm barrier here: one on the array made GCC keep it in memory and
+  // the stores, not the FMAs, set the pace. FMA is not reassociated without
+  // -ffast-math and the sum is returned, so nothing can be folded away.
   for (int64_t k = 0; k < iters; ++k) {
-    for (int i = 0; i < 10; ++i)
+#pragma GCC unroll 12
+    for (int i = 0; i < kFmaChains; ++i)
       acc[i] = _mm256_fmadd_ps(acc[i], x, y);
-    // Keep the compiler from folding the chains.
-    asm volatile("" : "+x"(acc[0]), "+x"(acc[1]), "+x"(acc[2]), "+x"(acc[3]),
-                 "+x"(acc[4]), "+x"(acc[5]), "+x"(acc[6]), "+x"(acc[7]),
-                 "+x"(acc[8]), "+x"(acc[9]));
   }
   __m256 sum = acc[0];
-  for (int i = 1; i < 10; ++i)
+  for (int i = 1; i < kFmaChains; ++i)
     sum = _mm256_add_ps(sum, acc[i]);
   return _mm256_cvtss_f32(sum);
 }
@@ -333,13 +648,13 @@ void fmaPeak(benchmark::State &state) {
   constexpr int64_t iters = 1 << 20;
   for (auto _ : state)
     benchmark::DoNotOptimize(fmaPeakLoop(iters));
-  setFlops(state, double(iters) * 10 * 16);
+  setFlops(state, double(iters) * kFmaChains * 16);
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  benchmark::RegisterBenchmark("fma_peak/avx2", fmaPeak);
+  add("fma_peak/avx2", fmaPeak);
   for (auto [n, entry] : {std::pair<int64_t, EntryPoint>{256, sgemm_256_run},
                           {512, sgemm_512_run},
                           {1024, sgemm_1024_run}})
@@ -351,21 +666,33 @@ int main(int argc, char **argv) {
   registerLinear("linear_512x1024x1024", Linear{512, 1024, 1024, true},
                  linear_512x1024x1024_run);
   for (int64_t b : {64, 61})
-    benchmark::RegisterBenchmark(
-        ("linear_dyn_Bx256x256/B=" + std::to_string(b) + "/txc").c_str(),
-        runTxcLinear, linear_dyn_256x256_run, Linear{b, 256, 256, true});
+    add("linear_dyn_Bx256x256/B=" + std::to_string(b) + "/txc", runTxcLinear,
+        linear_dyn_256x256_run, Linear{b, 256, 256, true});
   for (int64_t b : {512, 509})
-    benchmark::RegisterBenchmark(
-        ("linear_dyn_Bx1024x1024/B=" + std::to_string(b) + "/txc").c_str(),
-        runTxcLinear, linear_dyn_1024x1024_run, Linear{b, 1024, 1024, true});
-  benchmark::RegisterBenchmark("call_overhead_linear_B1/txc", tinyLinearTxc);
-  benchmark::RegisterBenchmark("call_overhead_linear_B1/hand_c",
-                               tinyLinearHandC);
-  benchmark::RegisterBenchmark("eltwise_chain_16M/txc", chainTxc);
-  benchmark::RegisterBenchmark("eltwise_chain_16M/hand_c", chainHandC);
-  benchmark::RegisterBenchmark("eltwise_chain_16M/avx2_stream", chainStreamC);
-  benchmark::RegisterBenchmark("eltwise_chain_16M/memcpy", copyBandwidth);
+    add("linear_dyn_Bx1024x1024/B=" + std::to_string(b) + "/txc", runTxcLinear,
+        linear_dyn_1024x1024_run, Linear{b, 1024, 1024, true});
+  add("call_overhead_linear_B1/txc", tinyLinearTxc);
+  add("call_overhead_linear_B1/hand_c", tinyLinearHandC);
+  add("eltwise_chain_16M/txc", chainTxc);
+  add("eltwise_chain_16M/hand_c", chainHandC);
+  add("eltwise_chain_16M/avx2_stream", chainStreamC);
+  add("eltwise_chain_16M/memcpy", copyBandwidth);
+  for (RowOp op : {RowOp::Softmax, RowOp::LayerNorm})
+    for (RowImpl impl : kRowImpls)
+      add(std::string(rowOpName(op)) + "/" + rowImplName(impl), runRowKernel,
+          op, impl);
+  for (const Sample &s : kSamples)
+    add(std::string(s.name) + "_e2e/txc", runSample, s);
   benchmark::Initialize(&argc, argv);
+
+  // Correctness first, whatever the filter: a mismatch fails the run.
+  bool ok = checkRowKernels();
+  if (const char *dir = std::getenv("TXC_BENCH_DUMP_DIR"))
+    ok &= dumpSamples(dir);
+  if (!ok) {
+    std::fprintf(stderr, "txc-bench: result check failed\n");
+    return 1;
+  }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -1,28 +1,46 @@
 #!/usr/bin/env bash
 # Builds and runs the benchmarks (bench/txc_bench.cpp) against the peers
-# installed by `scripts/install-deps.sh --bench`, then prints the ratio
-# tables of docs/performance.md.
+# installed by `scripts/install-deps.sh --bench`, then the PyTorch eager peer
+# (bench/torch_bench.py), and prints the ratio tables of docs/performance.md.
 #
 #   scripts/bench.sh [--quick] [google-benchmark flags...]
 #
-# Results: build-bench/bench.json (Google Benchmark JSON) and the tables on
-# stdout (bench/report.py). --quick runs each benchmark for less time.
+# --benchmark_filter=REGEX applies to both. Results: build-bench/bench.json
+# (txc-bench) and build-bench/torch.json (PyTorch), Google Benchmark JSON, and
+# the tables on stdout (bench/report.py). --quick runs each benchmark for less
+# time. Both programs check their results first (the peers of softmax and
+# layer norm against txc, PyTorch's attention and cnn against txc's outputs);
+# a mismatch makes this script exit non-zero.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${TXC_BENCH_BUILD_DIR:-build-bench}
+python=${TXC_BENCH_PYTHON:-/usr/bin/python3}  # Debian's, with python3-torch
 args=(--benchmark_repetitions=5 --benchmark_report_aggregates_only=true
-      --benchmark_min_time=0.2s)
+      --benchmark_min_time=0.2)
+torch_args=()
 if [[ ${1:-} == --quick ]]; then
   shift
   args=(--benchmark_repetitions=3 --benchmark_report_aggregates_only=true
-        --benchmark_min_time=0.05s)
+        --benchmark_min_time=0.05)
+  torch_args=(--quick)
 fi
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DTXC_BUILD_BENCH=ON -DTXC_BUILD_TESTS=OFF >/dev/null
 cmake --build "$build_dir" --target txc-bench
 # One thread everywhere: the targets compare single-threaded code.
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 DNNL_MAX_CPU_ISA=ALL
-"$build_dir/bin/txc-bench" "${args[@]}" \
+# txc-bench writes the samples' inputs and txc's outputs here for
+# torch_bench.py to compare against.
+dump_dir=$build_dir/e2e
+mkdir -p "$dump_dir"
+rm -f "$build_dir/torch.json"
+TXC_BENCH_DUMP_DIR=$dump_dir "$build_dir/bin/txc-bench" "${args[@]}" \
   --benchmark_out="$build_dir/bench.json" --benchmark_out_format=json "$@" \
   >/dev/null
-python3 bench/report.py "$build_dir/bench.json"
+torch_status=0
+"$python" bench/torch_bench.py "${torch_args[@]}" \
+  --out "$build_dir/torch.json" --dump-dir "$dump_dir" "$@" || torch_status=$?
+results=("$build_dir/bench.json")
+[[ -f $build_dir/torch.json ]] && results+=("$build_dir/torch.json")
+python3 bench/report.py "${results[@]}"
+exit "$torch_status"
