@@ -384,6 +384,12 @@ void Strategy::tileMatmul(linalg::LinalgOp op) {
   bool bigK = ShapedType::isDynamic(sizes[k]) || sizes[k] > kc;
   SmallVector<Operation *> panels = {op};
   if (bigN || bigK) {
+    auto function = op->getParentOfType<func::FuncOp>();
+    llvm::DenseSet<Operation *> earlier;
+    function.walk([&](linalg::LinalgOp other) {
+      if (isMatmulLike(other) && other != op)
+        earlier.insert(other);
+    });
     SmallVector<int64_t> cache(sizes.size(), 0);
     cache[n] = bigN ? nc : 0;
     cache[k] = bigK ? kc : 0;
@@ -392,13 +398,15 @@ void Strategy::tileMatmul(linalg::LinalgOp op) {
     auto cached = tile(rewriter, op, cache, interchange);
     if (failed(cached))
       return;
-    Operation *outer = cached->loops.front();
     if (bigN)
       peel(rewriter, cached->loops[batched ? 1 : 0]);
-    canonicalize(outer->getParentOfType<func::FuncOp>());
+    // Canonicalization may fold a panel loop with a single iteration away,
+    // so the panels are found as the matmuls that were not there before.
+    canonicalize(function);
     panels.clear();
-    outer->getParentOfType<func::FuncOp>().walk([&](linalg::LinalgOp inner) {
-      if (isMatmulLike(inner) && inner->getParentOfType<scf::ForOp>())
+    function.walk([&](linalg::LinalgOp inner) {
+      if (isMatmulLike(inner) && !earlier.contains(inner) &&
+          inner->getParentOfType<scf::ForOp>())
         panels.push_back(inner);
     });
   }
@@ -423,6 +431,20 @@ void Strategy::tileMatmul(linalg::LinalgOp op) {
       }
     }
   }
+}
+
+/// Four vectors per step hide the latency of a short body; a long body
+/// (saturating casts, gelu, an exp, which becomes ~30 instructions) has
+/// enough independent work in one vector. Four copies of it spill
+/// registers (softmax's exp) and make basic blocks that LLVM's register
+/// coalescer takes quadratic time on (100 casts: 169 s of compile).
+bool hasLongBody(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  int64_t bodyOps = int64_t(body->getOperations().size()) - 1;
+  return bodyOps > 4 || llvm::any_of(body->getOperations(), [](Operation &inner) {
+           return inner.getDialect() &&
+                  inner.getDialect()->getNamespace() == "math";
+         });
 }
 
 /// True if `op` reduces along the innermost dimension of its iteration space
@@ -502,13 +524,14 @@ bool Strategy::tileRowChain(linalg::LinalgOp op) {
 /// vector-sized chunks. A reduction keeps a vector of partial results
 /// across the chunks and combines it once at the end of the row.
 void Strategy::tileRowOps(scf::ForOp rowLoop, unsigned elementBits) {
-  int64_t chunk = 4 * int64_t(target.lanes(elementBits));
+  int64_t lanes = target.lanes(elementBits);
   SmallVector<linalg::LinalgOp> ops;
   rowLoop.walk([&](linalg::LinalgOp op) {
     if (op.hasPureTensorSemantics() && op.getNumLoops() > 0)
       ops.push_back(op);
   });
   for (linalg::LinalgOp op : ops) {
+    int64_t chunk = (hasLongBody(op) ? 1 : 4) * lanes;
     SmallVector<int64_t> sizes = op.getStaticLoopRanges();
     if (ShapedType::isDynamic(sizes.back()) || sizes.back() % chunk != 0 ||
         sizes.back() <= chunk)
@@ -541,12 +564,7 @@ void Strategy::tileElementwise(linalg::LinalgOp op) {
   if (hasEmptyLoopRange(op))
     return;
   int64_t inner = sizes.back();
-  // Four vectors per step hide the latency of a short body; a long body
-  // (saturating casts, gelu, ...) has enough independent work in one
-  // vector, and four copies of it make basic blocks that LLVM's register
-  // coalescer takes quadratic time on (100 casts: 169 s of compile).
-  int64_t bodyOps = int64_t(op.getBlock()->getOperations().size()) - 1;
-  int64_t step = (bodyOps <= 4 ? 4 : 1) * lanes;
+  int64_t step = (hasLongBody(op) ? 1 : 4) * lanes;
   if (!ShapedType::isDynamic(inner) && inner <= step)
     step = inner;
   SmallVector<int64_t> tileSizes(rank, 1);

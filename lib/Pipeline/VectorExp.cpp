@@ -47,13 +47,24 @@ public:
       return rewriter.create<arith::ConstantOp>(
           loc, DenseElementsAttr::get(intType, rewriter.getI32IntegerAttr(value)));
     };
+    // The reduction and the polynomial may contract a * b + c into an FMA
+    // where the target has one (half the instructions, one rounding less);
+    // the rounding trick below must not, and uses `exact` ops.
+    auto contract = arith::FastMathFlagsAttr::get(
+        rewriter.getContext(), arith::FastMathFlags::contract);
     auto mul = [&](Value a, Value b) -> Value {
-      return rewriter.create<arith::MulFOp>(loc, a, b);
+      return rewriter.create<arith::MulFOp>(loc, a, b, contract);
     };
     auto add = [&](Value a, Value b) -> Value {
-      return rewriter.create<arith::AddFOp>(loc, a, b);
+      return rewriter.create<arith::AddFOp>(loc, a, b, contract);
     };
     auto sub = [&](Value a, Value b) -> Value {
+      return rewriter.create<arith::SubFOp>(loc, a, b, contract);
+    };
+    auto exactAdd = [&](Value a, Value b) -> Value {
+      return rewriter.create<arith::AddFOp>(loc, a, b);
+    };
+    auto exactSub = [&](Value a, Value b) -> Value {
       return rewriter.create<arith::SubFOp>(loc, a, b);
     };
     auto cmp = [&](arith::CmpFPredicate predicate, Value a, Value b) -> Value {
@@ -65,21 +76,25 @@ public:
 
     Value x = op.getOperand();
     // exp(x) rounds to +inf above 88.7228..., to 0 below -103.972...; NaN
-    // stays NaN. The reduction below sees a clamped, NaN-free argument.
+    // stays NaN. The reduction below sees an argument clamped to
+    // [-103.5, 88.5], NaN included: an ordered compare and a select, which
+    // x86 does in one minps/maxps each.
     Value overflows = cmp(arith::CmpFPredicate::OGT, x, f(88.72283935546875f));
     Value underflows = cmp(arith::CmpFPredicate::OLT, x, f(-103.97283935546875f));
     Value isNaN = cmp(arith::CmpFPredicate::UNO, x, x);
-    Value clamped = select(overflows, f(88.5f), x);
-    clamped = select(underflows, f(-103.5f), clamped);
-    clamped = select(isNaN, f(0.0f), clamped);
+    Value clamped =
+        select(cmp(arith::CmpFPredicate::OLT, x, f(88.5f)), x, f(88.5f));
+    clamped = select(cmp(arith::CmpFPredicate::OGT, clamped, f(-103.5f)),
+                     clamped, f(-103.5f));
 
     // k = round(x log2(e)); ln 2 = 0.693359375 - 2.12194440e-4, the first
     // part with few enough bits that k * part is exact. Rounding adds and
     // subtracts 1.5 * 2^23, which rounds to an integer (to even) for any
     // |t| < 2^22: not math.roundeven, which becomes a roundevenf call per
     // lane on targets without a vector round instruction in LLVM's eyes.
-    Value t = mul(clamped, f(1.44269504088896341f));
-    Value kFloat = sub(add(t, f(12582912.0f)), f(12582912.0f));
+    Value t = rewriter.create<arith::MulFOp>(loc, clamped,
+                                             f(1.44269504088896341f));
+    Value kFloat = exactSub(exactAdd(t, f(12582912.0f)), f(12582912.0f));
     Value r = sub(clamped, mul(kFloat, f(0.693359375f)));
     r = sub(r, mul(kFloat, f(-2.12194440e-4f)));
 
