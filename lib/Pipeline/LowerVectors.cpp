@@ -51,6 +51,64 @@ void applyCanonicalization(Operation *root, RewritePatternSet &&extra) {
   eliminateCommonSubExpressions(rewriter, dominance, root);
 }
 
+/// A row's partial results (vector<1xN>, N a power of two, the 4 vectors a
+/// row reduction keeps) reduced to one value by halving: log2(N) vector
+/// ops. MLIR's lowering would instead extract the N lanes and combine them
+/// one after another: 32 dependent adds, or for a NaN-propagating max 32
+/// compare-and-branch steps, per row of a softmax.
+class TreeReduceRow : public OpRewritePattern<vector::MultiDimReductionOp> {
+public:
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(vector::MultiDimReductionOp op,
+                                PatternRewriter &rewriter) const override {
+    VectorType source = op.getSourceVectorType();
+    ArrayRef<int64_t> shape = source.getShape();
+    int64_t width = shape.back();
+    SmallVector<bool> reduced = op.getReductionMask();
+    bool onlyInnermost = llvm::all_of(llvm::drop_end(shape),
+                                      [](int64_t d) { return d == 1; }) &&
+                         reduced.back() &&
+                         llvm::count(reduced, true) == 1;
+    vector::CombiningKind kind = op.getKind();
+    bool supported = kind == vector::CombiningKind::ADD ||
+                     kind == vector::CombiningKind::MAXIMUMF ||
+                     kind == vector::CombiningKind::MINIMUMF ||
+                     kind == vector::CombiningKind::MAXNUMF ||
+                     kind == vector::CombiningKind::MINNUMF;
+    if (!onlyInnermost || !supported || source.isScalable() || width < 4 ||
+        !llvm::isPowerOf2_64(width) || !source.getElementType().isF32())
+      return failure();
+    Location loc = op.getLoc();
+    Type element = source.getElementType();
+    Value row = rewriter.create<vector::ShapeCastOp>(
+        loc, VectorType::get({width}, element), op.getSource());
+    for (int64_t half = width / 2; half >= 1; half /= 2) {
+      auto type = VectorType::get({half}, element);
+      Value low = rewriter.create<vector::ExtractStridedSliceOp>(
+          loc, type, row, rewriter.getI64ArrayAttr({0}),
+          rewriter.getI64ArrayAttr({half}), rewriter.getI64ArrayAttr({1}));
+      Value high = rewriter.create<vector::ExtractStridedSliceOp>(
+          loc, type, row, rewriter.getI64ArrayAttr({half}),
+          rewriter.getI64ArrayAttr({half}), rewriter.getI64ArrayAttr({1}));
+      row = vector::makeArithReduction(rewriter, loc, kind, low, high);
+    }
+    Value lane = rewriter.create<vector::ExtractOp>(loc, row, 0);
+    // The accumulator has the result's shape (all ones, or a scalar).
+    Value acc = op.getAcc();
+    if (auto accType = dyn_cast<VectorType>(acc.getType())) {
+      acc = rewriter.create<vector::ShapeCastOp>(
+          loc, VectorType::get({1}, element), acc);
+      acc = rewriter.create<vector::ExtractOp>(loc, acc, 0);
+    }
+    Value result = vector::makeArithReduction(rewriter, loc, kind, lane, acc);
+    if (auto resultType = dyn_cast<VectorType>(op.getType()))
+      result = rewriter.create<vector::BroadcastOp>(loc, resultType, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 class LowerVectorsPass
     : public PassWrapper<LowerVectorsPass, OperationPass<func::FuncOp>> {
 public:
@@ -79,7 +137,13 @@ public:
     // 2. Loop-invariant accumulators out of the K loops.
     linalg::hoistRedundantVectorTransfers(function);
 
-    // 3. Contractions, transfers and shapes to 1-D vector ops.
+    // 3. Contractions, transfers and shapes to 1-D vector ops; row
+    // reductions first, as trees.
+    {
+      RewritePatternSet patterns(context);
+      patterns.add<TreeReduceRow>(context);
+      (void)applyPatternsAndFoldGreedily(function, std::move(patterns));
+    }
     {
       RewritePatternSet patterns(context);
       vector::VectorTransformsOptions options;

@@ -434,16 +434,18 @@ void Strategy::tileMatmul(linalg::LinalgOp op) {
 }
 
 /// Four vectors per step hide the latency of a short body; a long body
-/// (saturating casts, gelu, an exp, which becomes ~30 instructions) has
-/// enough independent work in one vector. Four copies of it spill
+/// (saturating casts, gelu, an exp, which becomes ~30 instructions, a
+/// division, bound by the divider's throughput) has enough independent work
+/// in one vector. Four copies of it spill
 /// registers (softmax's exp) and make basic blocks that LLVM's register
 /// coalescer takes quadratic time on (100 casts: 169 s of compile).
 bool hasLongBody(linalg::LinalgOp op) {
   Block *body = op.getBlock();
   int64_t bodyOps = int64_t(body->getOperations().size()) - 1;
   return bodyOps > 4 || llvm::any_of(body->getOperations(), [](Operation &inner) {
-           return inner.getDialect() &&
-                  inner.getDialect()->getNamespace() == "math";
+           return isa<arith::DivFOp>(inner) ||
+                  (inner.getDialect() &&
+                   inner.getDialect()->getNamespace() == "math");
          });
 }
 

@@ -7,7 +7,10 @@
 // denormals preserved, so it approximates exp alone, in the Cephes way:
 //
 //   k = round(x / ln 2),  r = x - k ln 2   (Cody-Waite: ln 2 in two parts)
-//   exp(x) = 2^k * (1 + r + r^2 P(r))       (degree-5 P, about 1 ulp)
+//   exp(x) = 2^k * (1 + r + r^2 P(r))       (degree-5 P)
+//
+// At most 1 ulp from glibc expf on 8.7 million arguments, with and without
+// FMA (test/e2e/elementwise/exp-ulp.test).
 //
 // The scale 2^k is applied as two exact powers of two, 2^(k>>1) and
 // 2^(k - (k>>1)), so that results in the subnormal range round once and
@@ -76,16 +79,16 @@ public:
 
     Value x = op.getOperand();
     // exp(x) rounds to +inf above 88.7228..., to 0 below -103.972...; NaN
-    // stays NaN. The reduction below sees an argument clamped to
-    // [-103.5, 88.5], NaN included: an ordered compare and a select, which
-    // x86 does in one minps/maxps each.
+    // stays NaN. The argument is clamped to [-104, 88.75] with compares
+    // that keep a NaN (x86: one minps/maxps each); below -103.97 the scaling
+    // at the end then rounds to 0 by itself, and a NaN flows through the
+    // arithmetic. Only overflow needs a select: near FLT_MAX the polynomial's
+    // last bit could otherwise make a finite result out of an infinite one.
     Value overflows = cmp(arith::CmpFPredicate::OGT, x, f(88.72283935546875f));
-    Value underflows = cmp(arith::CmpFPredicate::OLT, x, f(-103.97283935546875f));
-    Value isNaN = cmp(arith::CmpFPredicate::UNO, x, x);
     Value clamped =
-        select(cmp(arith::CmpFPredicate::OLT, x, f(88.5f)), x, f(88.5f));
-    clamped = select(cmp(arith::CmpFPredicate::OGT, clamped, f(-103.5f)),
-                     clamped, f(-103.5f));
+        select(cmp(arith::CmpFPredicate::OGT, x, f(88.75f)), f(88.75f), x);
+    clamped = select(cmp(arith::CmpFPredicate::OLT, clamped, f(-104.0f)),
+                     f(-104.0f), clamped);
 
     // k = round(x log2(e)); ln 2 = 0.693359375 - 2.12194440e-4, the first
     // part with few enough bits that k * part is exact. Rounding adds and
@@ -104,7 +107,7 @@ public:
       p = add(mul(p, r), f(c));
     Value y = add(add(mul(mul(p, r), r), r), f(1.0f));
 
-    // y * 2^k1 * 2^k2 with k1 = k >> 1, k2 = k - k1, each in [-76, 64].
+    // y * 2^k1 * 2^k2 with k1 = k >> 1, k2 = k - k1, each in [-75, 64].
     Value k = rewriter.create<arith::FPToSIOp>(loc, intType, kFloat);
     Value k1 = rewriter.create<arith::ShRSIOp>(loc, k, i(1));
     Value k2 = rewriter.create<arith::SubIOp>(loc, k, k1);
@@ -116,8 +119,6 @@ public:
     Value result = mul(mul(y, powerOfTwo(k1)), powerOfTwo(k2));
 
     result = select(overflows, f(std::numeric_limits<float>::infinity()), result);
-    result = select(underflows, f(0.0f), result);
-    result = select(isNaN, x, result);
     rewriter.replaceOp(op, result);
     return success();
   }
