@@ -535,23 +535,35 @@ void Strategy::tileRowOps(scf::ForOp rowLoop, unsigned elementBits) {
   for (linalg::LinalgOp op : ops) {
     int64_t chunk = (hasLongBody(op) ? 1 : 4) * lanes;
     SmallVector<int64_t> sizes = op.getStaticLoopRanges();
-    if (ShapedType::isDynamic(sizes.back()) || sizes.back() % chunk != 0 ||
-        sizes.back() <= chunk)
-      continue; // small or ragged rows vectorize (or stay scalar) whole
+    int64_t length = sizes.back();
+    // Short or ragged static rows vectorize (or stay scalar) whole. Rows of
+    // a dynamic length (attention over a symbolic sequence) run full
+    // chunks, then a peeled remainder. (Peeling a static remainder of a
+    // partial reduction computes wrong sums in MLIR 19: [5,37] softmax.)
+    if (!ShapedType::isDynamic(length) && (length % chunk || length <= chunk))
+      continue;
     SmallVector<int64_t> tileSizes(sizes.size(), 0);
     tileSizes.back() = chunk;
     rewriter.setInsertionPoint(op);
+    SmallVector<LoopLikeOpInterface> loops;
     if (isRowReduction(op)) {
       auto partial = dyn_cast<PartialReductionOpInterface>(op.getOperation());
       if (!partial)
         continue;
       // Replaces `op` itself on success.
-      (void)scf::tileReductionUsingScf(
-          rewriter, partial,
-          getAsIndexOpFoldResult(op->getContext(), tileSizes));
+      FailureOr<scf::SCFReductionTilingResult> tiled =
+          scf::tileReductionUsingScf(
+              rewriter, partial,
+              getAsIndexOpFoldResult(op->getContext(), tileSizes));
+      if (succeeded(tiled))
+        loops = tiled->loops;
     } else if (isParallelElementwise(op)) {
-      (void)tile(rewriter, op, tileSizes);
+      FailureOr<scf::SCFTilingResult> tiled = tile(rewriter, op, tileSizes);
+      if (succeeded(tiled))
+        loops = tiled->loops;
     }
+    if (!loops.empty() && ShapedType::isDynamic(length))
+      peel(rewriter, loops.back());
   }
 }
 
