@@ -136,6 +136,7 @@ public:
 
   void tileMatmul(linalg::LinalgOp op);
   void tileElementwise(linalg::LinalgOp op);
+  void tileConvolution(linalg::Conv2DNchwFchwOp op);
   /// Softmax-like chains: an elementwise op consuming reductions along its
   /// innermost dimension. Returns false if `op` is not the root of one.
   bool tileRowChain(linalg::LinalgOp op);
@@ -567,6 +568,27 @@ void Strategy::tileRowOps(scf::ForOp rowLoop, unsigned elementBits) {
   }
 }
 
+/// NCHW convolutions: one output row of one image per tile, OW columns
+/// (up to 16) by up to 8 output channels, and one kernel row per step of a
+/// reduction loop, so that the tile is a 1-D convolution (decomposed below)
+/// that vectorizes along the row with the accumulators in registers.
+/// Without this, the 7 loops run scalar with the accumulator in memory.
+void Strategy::tileConvolution(linalg::Conv2DNchwFchwOp op) {
+  SmallVector<int64_t> sizes =
+      cast<linalg::LinalgOp>(op.getOperation()).getStaticLoopRanges();
+  // (n, f, oh, ow, c, kh, kw)
+  int64_t channels = sizes[1], width = sizes[3];
+  if (ShapedType::isDynamic(channels) || ShapedType::isDynamic(width) ||
+      llvm::is_contained(sizes, 0) || llvm::any_of(ArrayRef(sizes).drop_front(4),
+          [](int64_t s) { return ShapedType::isDynamic(s); }))
+    return;
+  int64_t channelTile = channels % 8 == 0 ? 8 : channels;
+  int64_t widthTile = width % 16 == 0 ? 16 : width % 8 == 0 ? 8 : width;
+  if (channelTile * widthTile > 256)
+    return;
+  (void)tile(rewriter, op, {1, channelTile, 1, widthTile, 0, 1, 0});
+}
+
 void Strategy::tileElementwise(linalg::LinalgOp op) {
   unsigned rank = op.getNumLoops();
   unsigned bits = 32;
@@ -670,6 +692,20 @@ public:
     });
     for (linalg::LinalgOp op : matmuls)
       strategy.tileMatmul(op);
+    SmallVector<linalg::Conv2DNchwFchwOp> convolutions;
+    function.walk([&](linalg::Conv2DNchwFchwOp op) {
+      if (op.hasPureTensorSemantics())
+        convolutions.push_back(op);
+    });
+    for (linalg::Conv2DNchwFchwOp op : convolutions)
+      strategy.tileConvolution(op);
+    if (!convolutions.empty()) {
+      // Tiles with one output row and one kernel row become 1-D
+      // convolutions, which linalg::vectorize handles.
+      RewritePatternSet patterns(&getContext());
+      linalg::populateDecomposeConvolutionPatterns(patterns);
+      (void)applyPatternsAndFoldGreedily(function, std::move(patterns));
+    }
     // Roots of softmax-like chains first, last one first: a root absorbs
     // its producers (possibly other roots), so the IR is walked again after
     // each one. Roots that do not fit are marked and skipped.
