@@ -67,7 +67,8 @@ int64_t iterationSpaceSize(linalg::LinalgOp op) {
 }
 
 bool isMatmulLike(linalg::LinalgOp op) {
-  return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) &&
+  return isa<linalg::MatmulOp, linalg::MatmulTransposeBOp,
+             linalg::BatchMatmulOp>(op) &&
          op.hasPureTensorSemantics();
 }
 
@@ -279,40 +280,60 @@ bool Strategy::tileSmallMatmul(linalg::LinalgOp op, unsigned m) {
 /// KiB) a register tile's 256 rows all map to the same L1 set and thrash
 /// it (34 GFLOPS instead of ~80). Returns `panel` itself if it is not
 /// packed (a batch, a ragged width, or too few rows to pay for the copy).
+/// A `linear` layer's B is transposed ([N][K], matmul_transpose_b); its
+/// packing transposes each strip, and the strips make plain matmuls.
 Operation *Strategy::packRightHandSide(linalg::LinalgOp panel, int64_t nr) {
-  auto matmul = dyn_cast<linalg::MatmulOp>(panel.getOperation());
-  if (!matmul)
+  bool transposed = isa<linalg::MatmulTransposeBOp>(panel.getOperation());
+  if (!transposed && !isa<linalg::MatmulOp>(panel.getOperation()))
     return panel;
-  Value lhs = matmul.getDpsInputs()[0], rhs = matmul.getDpsInputs()[1];
-  Value acc = matmul.getDpsInits()[0];
+  Operation *matmul = panel.getOperation();
+  Value lhs = panel.getDpsInputs()[0], rhs = panel.getDpsInputs()[1];
+  Value acc = panel.getDpsInits()[0];
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   auto lhsType = cast<RankedTensorType>(lhs.getType());
-  int64_t width = rhsType.getDimSize(1), rows = lhsType.getDimSize(0);
+  unsigned depthDim = transposed ? 1 : 0, widthDim = transposed ? 0 : 1;
+  int64_t width = rhsType.getDimSize(widthDim), rows = lhsType.getDimSize(0);
   constexpr int64_t kMinRows = 16;
   if (ShapedType::isDynamic(width) || width % nr != 0 ||
       (!ShapedType::isDynamic(rows) && rows < kMinRows))
     return panel;
-  Location loc = matmul.getLoc();
+  Location loc = matmul->getLoc();
   Type element = rhsType.getElementType();
-  int64_t strips = width / nr, depth = rhsType.getDimSize(0);
+  int64_t strips = width / nr, depth = rhsType.getDimSize(depthDim);
   rewriter.setInsertionPoint(matmul);
-  OpFoldResult depthSize = tensor::getMixedSize(rewriter, loc, rhs, 0);
+  OpFoldResult depthSize = tensor::getMixedSize(rewriter, loc, rhs, depthDim);
   OpFoldResult rowCount = tensor::getMixedSize(rewriter, loc, lhs, 0);
 
-  // [depth][width] -> [depth][strips][nr] -> copied to [strips][depth][nr].
-  auto expandedType = RankedTensorType::get({depth, strips, nr}, element);
+  // [depth][width] -> [depth][strips][nr] (or [width][depth] ->
+  // [strips][nr][depth]) -> copied to [strips][depth][nr].
+  SmallVector<int64_t> expandedShape =
+      transposed ? SmallVector<int64_t>{strips, nr, depth}
+                 : SmallVector<int64_t>{depth, strips, nr};
+  SmallVector<OpFoldResult> expandedSizes =
+      transposed ? SmallVector<OpFoldResult>{rewriter.getIndexAttr(strips),
+                                             rewriter.getIndexAttr(nr),
+                                             depthSize}
+                 : SmallVector<OpFoldResult>{depthSize,
+                                             rewriter.getIndexAttr(strips),
+                                             rewriter.getIndexAttr(nr)};
+  SmallVector<ReassociationIndices> reassociation =
+      transposed ? SmallVector<ReassociationIndices>{{0, 1}, {2}}
+                 : SmallVector<ReassociationIndices>{{0}, {1, 2}};
   Value expanded = rewriter.create<tensor::ExpandShapeOp>(
-      loc, expandedType, rhs, SmallVector<ReassociationIndices>{{0}, {1, 2}},
-      SmallVector<OpFoldResult>{depthSize, rewriter.getIndexAttr(strips),
-                                rewriter.getIndexAttr(nr)});
+      loc, RankedTensorType::get(expandedShape, element), rhs, reassociation,
+      expandedSizes);
   SmallVector<OpFoldResult> packedSizes = {rewriter.getIndexAttr(strips),
                                            depthSize, rewriter.getIndexAttr(nr)};
   Value empty = rewriter.create<tensor::EmptyOp>(loc, packedSizes, element);
   MLIRContext *context = rewriter.getContext();
   AffineExpr k, s, r;
   bindDims(context, k, s, r);
-  SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {k, s, r}, context),
-                                 AffineMap::get(3, 0, {s, k, r}, context)};
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(3, 0,
+                     transposed ? ArrayRef<AffineExpr>{s, r, k}
+                                : ArrayRef<AffineExpr>{k, s, r},
+                     context),
+      AffineMap::get(3, 0, {s, k, r}, context)};
   SmallVector<utils::IteratorType> parallel(3, utils::IteratorType::parallel);
   auto pack = rewriter.create<linalg::GenericOp>(
       loc, TypeRange{empty.getType()}, ValueRange{expanded}, ValueRange{empty},
@@ -355,9 +376,13 @@ Operation *Strategy::packRightHandSide(linalg::LinalgOp panel, int64_t nr) {
         b.create<scf::YieldOp>(loc, updated);
       });
   rewriter.replaceOp(matmul, loop.getResults());
-  // The copy runs a row of nr elements at a time (one or two vectors).
-  SmallVector<int64_t> packTiles = {1, 1, 0};
-  (void)tile(rewriter, pack, packTiles);
+  // The copy runs a row of nr elements at a time (one or two vectors); a
+  // transposing one 8 rows of the strip at a time (an 8 x nr transpose).
+  SmallVector<int64_t> packTiles = {transposed ? 8 : 1, 1, 0};
+  auto packLoops = tile(rewriter, pack, packTiles);
+  if (transposed && succeeded(packLoops) && !packLoops->loops.empty() &&
+      (ShapedType::isDynamic(depth) || depth % 8))
+    peel(rewriter, packLoops->loops.front());
   return stripMatmul;
 }
 
@@ -456,22 +481,64 @@ bool isRowReduction(linalg::LinalgOp op) {
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   return op.hasPureTensorSemantics() && iterators.size() >= 1 &&
          iterators.back() == utils::IteratorType::reduction &&
-         llvm::count(iterators, utils::IteratorType::reduction) == 1;
+         llvm::count(iterators, utils::IteratorType::reduction) == 1 &&
+         !linalg::isaContractionOpInterface(op);
 }
 
 /// True if a row reduction feeds `op` (directly or through other ops).
-bool consumesRowReduction(Operation *op, unsigned depth = 0) {
-  if (depth > 8)
-    return false;
-  for (Value operand : op->getOperands()) {
-    auto producer = operand.getDefiningOp<linalg::LinalgOp>();
-    if (!producer)
+/// Each producer is visited once: a residual network reaches the same
+/// producers along exponentially many paths.
+bool consumesRowReduction(Operation *root) {
+  SmallVector<std::pair<Operation *, unsigned>> worklist = {{root, 0}};
+  llvm::DenseSet<Operation *> visited = {root};
+  while (!worklist.empty()) {
+    auto [op, depth] = worklist.pop_back_val();
+    if (depth > 8)
       continue;
-    if (isRowReduction(producer) ||
-        consumesRowReduction(producer, depth + 1))
-      return true;
+    for (Value operand : op->getOperands()) {
+      auto producer = operand.getDefiningOp<linalg::LinalgOp>();
+      if (!producer || !visited.insert(producer).second)
+        continue;
+      if (isRowReduction(producer))
+        return true;
+      worklist.push_back({producer, depth + 1});
+    }
   }
   return false;
+}
+
+/// The producers that fusing into `root`'s row loop may clone: linalg ops
+/// other than contractions whose every use is `root` or another such
+/// producer. A producer that something outside the chain also reads (the
+/// input of a residual block, a matmul's operand) is computed once, not
+/// again inside each chain that reads it: fusing everything would
+/// recompute whole earlier layers per row (40 ops: 39 s of compile).
+llvm::DenseSet<Operation *> rowChainProducers(Operation *root) {
+  llvm::DenseSet<Operation *> cone;
+  SmallVector<Operation *> worklist = {root};
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    for (Value operand : op->getOperands()) {
+      auto producer = operand.getDefiningOp<linalg::LinalgOp>();
+      if (producer && producer.hasPureTensorSemantics() &&
+          !linalg::isaContractionOpInterface(producer) &&
+          cone.insert(producer).second)
+        worklist.push_back(producer);
+    }
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Operation *op : llvm::to_vector(cone)) {
+      bool usedOutside = llvm::any_of(op->getUsers(), [&](Operation *user) {
+        return user != root && !cone.contains(user);
+      });
+      if (usedOutside) {
+        cone.erase(op);
+        changed = true;
+      }
+    }
+  }
+  return cone;
 }
 
 bool Strategy::tileRowChain(linalg::LinalgOp op) {
@@ -495,6 +562,11 @@ bool Strategy::tileRowChain(linalg::LinalgOp op) {
   scf::SCFTileAndFuseOptions options;
   options.tilingOptions.setTileSizes(
       getAsIndexOpFoldResult(op->getContext(), rows));
+  llvm::DenseSet<Operation *> fusable = rowChainProducers(op);
+  options.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult producer, bool) {
+        return std::make_tuple(fusable.contains(producer.getOwner()), false);
+      });
   rewriter.setInsertionPoint(op);
   FailureOr<scf::SCFTileAndFuseResult> fused =
       scf::tileConsumerAndFuseProducersUsingSCF(
