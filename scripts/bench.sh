@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # Builds and runs the benchmarks (bench/txc_bench.cpp) against the peers
 # installed by `scripts/install-deps.sh --bench`, then the PyTorch eager peer
-# (bench/torch_bench.py), and prints the ratio tables of docs/performance.md.
+# (bench/torch_bench.py), prints the ratio tables of docs/performance.md,
+# then measures txc's own compile time (bench/compile_time.py).
 #
 #   scripts/bench.sh [--quick] [google-benchmark flags...]
+#   scripts/bench.sh --compile-time [bench/compile_time.py flags...]
 #
-# --benchmark_filter=REGEX applies to both. Results: build-bench/bench.json
-# (txc-bench) and build-bench/torch.json (PyTorch), Google Benchmark JSON, and
-# the tables on stdout (bench/report.py). --quick runs each benchmark for less
-# time. Both programs check their results first (the peers of softmax and
-# layer norm against txc, PyTorch's attention and cnn against txc's outputs);
-# a mismatch makes this script exit non-zero.
+# --benchmark_filter=REGEX applies to txc-bench and PyTorch. Results:
+# build-bench/bench.json (txc-bench) and build-bench/torch.json (PyTorch),
+# Google Benchmark JSON, build-bench/compile_time.json, and the tables on
+# stdout (bench/report.py, bench/compile_time.py). --quick runs each
+# benchmark for less time and compiles each compile-time program once
+# instead of three times; --compile-time runs only the compile-time part.
+# Both benchmark programs check their results first (the peers of softmax
+# and layer norm against txc, PyTorch's attention and cnn against txc's
+# outputs); a mismatch makes this script exit non-zero.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${TXC_BENCH_BUILD_DIR:-build-bench}
@@ -18,15 +23,34 @@ python=${TXC_BENCH_PYTHON:-/usr/bin/python3}  # Debian's, with python3-torch
 args=(--benchmark_repetitions=5 --benchmark_report_aggregates_only=true
       --benchmark_min_time=0.2)
 torch_args=()
-if [[ ${1:-} == --quick ]]; then
+ctime_args=()
+mode=all
+case ${1:-} in
+--quick)
   shift
   args=(--benchmark_repetitions=3 --benchmark_report_aggregates_only=true
         --benchmark_min_time=0.05)
   torch_args=(--quick)
-fi
+  ctime_args=(--runs 1) ;;
+--compile-time)
+  shift
+  mode=compile-time
+  ctime_args=("$@") ;;
+esac
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DTXC_BUILD_BENCH=ON -DTXC_BUILD_TESTS=OFF >/dev/null
-cmake --build "$build_dir" --target txc-bench
+# Two jobs: the development machines have two cores.
+export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2}
+compile_time() {
+  "$python" bench/compile_time.py --txc "$build_dir/bin/txc" \
+    --out "$build_dir/compile_time.json" ${ctime_args[@]+"${ctime_args[@]}"}
+}
+if [[ $mode == compile-time ]]; then
+  cmake --build "$build_dir" --target txc
+  compile_time
+  exit
+fi
+cmake --build "$build_dir" --target txc txc-bench
 # One thread everywhere: the targets compare single-threaded code.
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 DNNL_MAX_CPU_ISA=ALL
 # txc-bench writes the samples' inputs and txc's outputs here for
@@ -38,9 +62,10 @@ TXC_BENCH_DUMP_DIR=$dump_dir "$build_dir/bin/txc-bench" "${args[@]}" \
   --benchmark_out="$build_dir/bench.json" --benchmark_out_format=json "$@" \
   >/dev/null
 torch_status=0
-"$python" bench/torch_bench.py "${torch_args[@]}" \
+"$python" bench/torch_bench.py ${torch_args[@]+"${torch_args[@]}"} \
   --out "$build_dir/torch.json" --dump-dir "$dump_dir" "$@" || torch_status=$?
 results=("$build_dir/bench.json")
 [[ -f $build_dir/torch.json ]] && results+=("$build_dir/torch.json")
 python3 bench/report.py "${results[@]}"
+compile_time
 exit "$torch_status"

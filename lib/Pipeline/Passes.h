@@ -44,6 +44,11 @@ void populateVectorExpPatterns(mlir::RewritePatternSet &patterns);
 /// place from their output argument (on tensors).
 std::unique_ptr<mlir::Pass> createFoldInPlaceOutputsPass();
 
+/// Splits a `tensor.empty` with many uses (merged by CSE) into copies of a
+/// few neighbouring uses each, so that one-shot bufferization analyzes small
+/// alias sets (SplitEmptyTensors.cpp).
+std::unique_ptr<mlir::Pass> createSplitEmptyTensorsPass();
+
 /// After bufferization: copies every returned buffer that is not its output
 /// argument into it and drops all results.
 std::unique_ptr<mlir::Pass> createReturnResultsInOutputsPass();

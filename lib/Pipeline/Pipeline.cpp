@@ -77,6 +77,9 @@ void addTensorOptimizationPasses(OpPassManager &pm,
 }
 
 void addBufferizationPasses(OpPassManager &pm, const PipelineOptions &options) {
+  // CSE merged equal empty tensors; split them again, or the one-shot
+  // analysis below takes time cubic in the number of ops.
+  pm.addNestedPass<func::FuncOp>(createSplitEmptyTensorsPass());
   // Results are written straight into the output arguments: empty tensors
   // that end up in an output are replaced by the output buffer.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
