@@ -53,6 +53,10 @@ std::unique_ptr<mlir::Pass> createSplitEmptyTensorsPass();
 /// argument into it and drops all results.
 std::unique_ptr<mlir::Pass> createReturnResultsInOutputsPass();
 
+/// Outlines each top-level loop nest of a kernel with many of them into a
+/// private, never-inlined function, so that compile time grows linearly.
+std::unique_ptr<mlir::Pass> createOutlineLoopsPass();
+
 } // namespace txc
 
 #endif

@@ -123,6 +123,7 @@ void addBufferizationPasses(OpPassManager &pm, const PipelineOptions &options) {
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   if (options.optLevel >= 2)
     pm.addNestedPass<func::FuncOp>(createLowerVectorsPass());
+  pm.addPass(createOutlineLoopsPass());
 }
 
 void addLoopLoweringPasses(OpPassManager &pm, const PipelineOptions &options) {
