@@ -5,6 +5,7 @@
 
 #include "txc/Program/DType.h"
 #include "txc/Program/Program.h"
+#include "txc/Program/ProgramJson.h"
 #include "txc/Tools/ManifestReader.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -499,17 +500,6 @@ std::string txc::describeCall(const Contract &contract, size_t index,
     text += (i ? ", " : "") + contract.inputs[i].name + "=" +
             describeCallTensor(call.inputs[i].dtype, call.inputs[i].dims);
   return text + ")";
-}
-
-static json locationToJson(const std::string &file, const Loc &loc) {
-  json result;
-  result["file"] = file;
-  if (loc.isKnown()) {
-    result["line"] = loc.line;
-    result["column"] = loc.column;
-  }
-  result["pointer"] = loc.pointer;
-  return result;
 }
 
 std::string txc::callReportsToJson(const Manifest &manifest,
