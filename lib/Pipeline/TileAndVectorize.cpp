@@ -48,6 +48,13 @@ namespace {
 /// whole; anything larger must be tiled first.
 constexpr int64_t kMaxVectorElements = 4096;
 
+/// Matmul cache tiles: B is cut into KC x NC panels (see tileMatmul).
+constexpr int64_t nc = 128, kc = 1024;
+
+/// Marks the epilogue of a matmul while its tiles are built, so that the
+/// copies that peeling makes are found again.
+constexpr StringLiteral kEpilogue = "txc.epilogue";
+
 bool hasStaticShape(linalg::LinalgOp op) {
   return llvm::none_of(op.getStaticLoopRanges(),
                        [](int64_t size) { return ShapedType::isDynamic(size); });
@@ -78,6 +85,17 @@ bool isParallelElementwise(linalg::LinalgOp op) {
          !isa<linalg::TransposeOp>(op) &&
          llvm::all_of(op.getIndexingMapsArray(),
                       [](AffineMap map) { return map.isProjectedPermutation(); });
+}
+
+/// Whether `op` reads or writes a bool (i1) tensor. Such ops stay scalar:
+/// a bool buffer holds one byte per element, but LLVM loads and stores
+/// vectors of i1 as packed bits, so vector transfers of them would read and
+/// write the wrong bytes.
+bool touchesBoolMemory(linalg::LinalgOp op) {
+  return llvm::any_of(op->getOperands(), [](Value operand) {
+    auto shaped = dyn_cast<ShapedType>(operand.getType());
+    return shaped && shaped.getElementType().isInteger(1);
+  });
 }
 
 /// Tiles `op` and replaces it; returns the loops (outermost first) and the
@@ -129,6 +147,8 @@ void canonicalize(Operation *root) {
   (void)applyPatternsAndFoldGreedily(root, std::move(patterns));
 }
 
+struct PackedPanel;
+
 /// The codegen strategy, parameterized by the target.
 class Strategy {
 public:
@@ -165,7 +185,17 @@ private:
   SmallVector<std::pair<Operation *, int64_t>> splitRows(Operation *op,
                                                          unsigned m,
                                                          int64_t mr);
-  bool tileSmallMatmul(linalg::LinalgOp op, unsigned m);
+  bool tileSmallMatmul(linalg::LinalgOp op, unsigned m,
+                       linalg::LinalgOp epilogue);
+  bool tileMatmulWithEpilogue(linalg::LinalgOp op, linalg::LinalgOp epilogue);
+  FailureOr<scf::SCFTileAndFuseResult>
+  tileEpilogue(Operation *epilogue, ArrayRef<int64_t> sizes);
+  void usePackedStrip(Operation *strip, const PackedPanel &packed,
+                      ArrayRef<LoopLikeOpInterface> loops);
+  void tileEpilogueRows(Operation *strip, int64_t mr);
+  void tileDepth(Operation *epilogue);
+  void forwardDimsToInits(Operation *op);
+  FailureOr<PackedPanel> packPanel(linalg::LinalgOp panel, int64_t nr);
   Operation *packRightHandSide(linalg::LinalgOp panel, int64_t nr);
 
   VectorTarget target;
@@ -248,24 +278,27 @@ void Strategy::tileRegisters(Operation *op, unsigned m, unsigned n,
 /// Matmuls with a small static right-hand side (a weight that fits in a few
 /// registers, e.g. 4x3) run one row at a time with the whole row as one
 /// vector contraction, and the accumulator's initial value (zero or the
-/// bias) computed in the same row loop: no loop overhead for tiny rows.
-bool Strategy::tileSmallMatmul(linalg::LinalgOp op, unsigned m) {
+/// bias) and the epilogue (if any) computed in the same row loop: no loop
+/// overhead for tiny rows.
+bool Strategy::tileSmallMatmul(linalg::LinalgOp op, unsigned m,
+                               linalg::LinalgOp epilogue) {
   SmallVector<int64_t> sizes = op.getStaticLoopRanges();
   unsigned n = m + 1, k = m + 2;
   constexpr int64_t kSmallWeight = 256;
   if (ShapedType::isDynamic(sizes[n]) || ShapedType::isDynamic(sizes[k]) ||
       sizes[n] * sizes[k] > kSmallWeight)
     return false;
-  SmallVector<int64_t> rows(sizes.size(), 0);
+  linalg::LinalgOp root = epilogue ? epilogue : op;
+  SmallVector<int64_t> rows(root.getNumLoops(), 0);
   for (unsigned d = 0; d <= m; ++d)
     rows[d] = 1;
   scf::SCFTileAndFuseOptions options;
   options.tilingOptions.setTileSizes(
       getAsIndexOpFoldResult(op->getContext(), rows));
-  rewriter.setInsertionPoint(op);
+  rewriter.setInsertionPoint(root);
   FailureOr<scf::SCFTileAndFuseResult> fused =
       scf::tileConsumerAndFuseProducersUsingSCF(
-          rewriter, cast<TilingInterface>(op.getOperation()), options);
+          rewriter, cast<TilingInterface>(root.getOperation()), options);
   if (failed(fused))
     return false;
   for (auto [original, replacement] : fused->replacements)
@@ -273,22 +306,86 @@ bool Strategy::tileSmallMatmul(linalg::LinalgOp op, unsigned m) {
   return true;
 }
 
-/// Packs the B panel of a cache-tiled matmul into strips of NR columns,
-/// [width/NR][depth][NR], each strip contiguous, and replaces the panel by a
-/// loop over the strips, each an M x NR matmul returned for register tiling.
-/// Unpacked, consecutive K rows of B are a row of B apart: at N = 1024 (4
-/// KiB) a register tile's 256 rows all map to the same L1 set and thrash
-/// it (34 GFLOPS instead of ~80). Returns `panel` itself if it is not
-/// packed (a batch, a ragged width, or too few rows to pay for the copy).
-/// A `linear` layer's B is transposed ([N][K], matmul_transpose_b); its
-/// packing transposes each strip, and the strips make plain matmuls.
-Operation *Strategy::packRightHandSide(linalg::LinalgOp panel, int64_t nr) {
+/// The elementwise op that is the only reader of `matmul`'s result and reads
+/// it element for element over the same (m, n) domain: the activation or
+/// residual add after a linear layer. Fused into the register tiles, it runs
+/// on the accumulators before they are stored.
+linalg::LinalgOp fusableEpilogue(linalg::LinalgOp matmul) {
+  Value result = matmul->getResult(0);
+  if (!result.hasOneUse())
+    return {};
+  OpOperand &use = *result.getUses().begin();
+  auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
+  if (!consumer || !isParallelElementwise(consumer) ||
+      consumer.getNumLoops() != 2 || consumer->getNumResults() != 1 ||
+      consumer.isDpsInit(&use) || touchesBoolMemory(consumer))
+    return {};
+  AffineMap identity =
+      AffineMap::getMultiDimIdentityMap(2, matmul->getContext());
+  if (consumer.getMatchingIndexingMap(&use) != identity ||
+      consumer.getIndexingMapMatchingResult(consumer->getResult(0)) !=
+          identity)
+    return {};
+  // Another contraction among the inputs would be fused instead of this one.
+  for (Value input : consumer.getDpsInputs()) {
+    auto producer = input.getDefiningOp<linalg::LinalgOp>();
+    if (producer && producer != matmul &&
+        linalg::isaContractionOpInterface(producer))
+      return {};
+  }
+  return consumer;
+}
+
+/// The contraction that an epilogue (or a tile of one) reads.
+linalg::LinalgOp epilogueMatmul(Operation *epilogue) {
+  for (Value input : cast<linalg::LinalgOp>(epilogue).getDpsInputs()) {
+    auto producer = input.getDefiningOp<linalg::LinalgOp>();
+    if (producer && isMatmulLike(producer))
+      return producer;
+  }
+  return {};
+}
+
+/// The epilogues (or tiles of them) under `roots`.
+SmallVector<Operation *> epiloguesIn(ArrayRef<Operation *> roots) {
+  SmallVector<Operation *> found;
+  for (Operation *root : roots)
+    if (root)
+      root->walk([&](linalg::LinalgOp op) {
+        if (op->hasAttr(kEpilogue))
+          found.push_back(op);
+      });
+  return found;
+}
+
+struct PackedPanel {
+  Value packed;
+  OpFoldResult depth;
+  int64_t nr;
+
+  /// Strip `strip` of the panel as a [depth][nr] tensor.
+  Value strip(OpBuilder &b, Location loc, OpFoldResult strip) const {
+    SmallVector<OpFoldResult> offsets = {strip, b.getIndexAttr(0),
+                                         b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), depth,
+                                       b.getIndexAttr(nr)};
+    SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+    auto type = tensor::ExtractSliceOp::inferCanonicalRankReducedResultType(
+        2, cast<RankedTensorType>(packed.getType()), offsets, sizes, strides);
+    return b.create<tensor::ExtractSliceOp>(loc, type, packed, offsets, sizes,
+                                            strides);
+  }
+};
+
+/// Packs the B operand of `panel` (see PackedPanel) with a vectorizable copy
+/// placed before `panel`. Fails for a batch, a ragged width, or too few rows
+/// to pay for the copy.
+FailureOr<PackedPanel> Strategy::packPanel(linalg::LinalgOp panel,
+                                           int64_t nr) {
   bool transposed = isa<linalg::MatmulTransposeBOp>(panel.getOperation());
   if (!transposed && !isa<linalg::MatmulOp>(panel.getOperation()))
-    return panel;
-  Operation *matmul = panel.getOperation();
+    return failure();
   Value lhs = panel.getDpsInputs()[0], rhs = panel.getDpsInputs()[1];
-  Value acc = panel.getDpsInits()[0];
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   unsigned depthDim = transposed ? 1 : 0, widthDim = transposed ? 0 : 1;
@@ -296,13 +393,12 @@ Operation *Strategy::packRightHandSide(linalg::LinalgOp panel, int64_t nr) {
   constexpr int64_t kMinRows = 16;
   if (ShapedType::isDynamic(width) || width % nr != 0 ||
       (!ShapedType::isDynamic(rows) && rows < kMinRows))
-    return panel;
-  Location loc = matmul->getLoc();
+    return failure();
+  Location loc = panel->getLoc();
   Type element = rhsType.getElementType();
   int64_t strips = width / nr, depth = rhsType.getDimSize(depthDim);
-  rewriter.setInsertionPoint(matmul);
+  rewriter.setInsertionPoint(panel);
   OpFoldResult depthSize = tensor::getMixedSize(rewriter, loc, rhs, depthDim);
-  OpFoldResult rowCount = tensor::getMixedSize(rewriter, loc, lhs, 0);
 
   // [depth][width] -> [depth][strips][nr] (or [width][depth] ->
   // [strips][nr][depth]) -> copied to [strips][depth][nr].
@@ -340,7 +436,34 @@ Operation *Strategy::packRightHandSide(linalg::LinalgOp panel, int64_t nr) {
       maps, parallel, [](OpBuilder &b, Location loc, ValueRange args) {
         b.create<linalg::YieldOp>(loc, args[0]);
       });
-  Value packed = pack.getResult(0);
+  PackedPanel result{pack.getResult(0), depthSize, nr};
+  // The copy runs a row of nr elements at a time (one or two vectors); a
+  // transposing one 8 rows of the strip at a time (an 8 x nr transpose).
+  SmallVector<int64_t> packTiles = {transposed ? 8 : 1, 1, 0};
+  auto packLoops = tile(rewriter, pack, packTiles);
+  if (failed(packLoops) || packLoops->loops.empty())
+    return result;
+  result.packed = packLoops->replacements.front();
+  if (transposed && (ShapedType::isDynamic(depth) || depth % 8))
+    if (scf::ForOp remainder = peel(rewriter, packLoops->loops.front()))
+      result.packed = remainder.getResult(0);
+  return result;
+}
+
+/// Packs the B panel of a cache-tiled matmul and replaces the panel by a
+/// loop over the strips, each an M x NR matmul returned for register tiling.
+/// Returns `panel` itself if it is not packed.
+Operation *Strategy::packRightHandSide(linalg::LinalgOp panel, int64_t nr) {
+  FailureOr<PackedPanel> packed = packPanel(panel, nr);
+  if (failed(packed))
+    return panel;
+  Operation *matmul = panel.getOperation();
+  Location loc = matmul->getLoc();
+  Value lhs = panel.getDpsInputs()[0], acc = panel.getDpsInits()[0];
+  int64_t strips =
+      cast<RankedTensorType>(packed->packed.getType()).getDimSize(0);
+  rewriter.setInsertionPoint(matmul);
+  OpFoldResult rowCount = tensor::getMixedSize(rewriter, loc, lhs, 0);
 
   // for strip in [0, strips): acc[:, strip*nr : +nr] += lhs * packed[strip].
   Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
@@ -352,16 +475,7 @@ Operation *Strategy::packRightHandSide(linalg::LinalgOp panel, int64_t nr) {
       [&](OpBuilder &b, Location loc, Value strip, ValueRange iterArgs) {
         OpFoldResult column = affine::makeComposedFoldedAffineApply(
             b, loc, b.getAffineDimExpr(0) * nr, {OpFoldResult(strip)});
-        SmallVector<OpFoldResult> stripOffsets = {strip, b.getIndexAttr(0),
-                                                  b.getIndexAttr(0)};
-        SmallVector<OpFoldResult> stripSizes = {b.getIndexAttr(1), depthSize,
-                                                b.getIndexAttr(nr)};
-        SmallVector<OpFoldResult> unitStrides(3, b.getIndexAttr(1));
-        auto stripType = tensor::ExtractSliceOp::inferCanonicalRankReducedResultType(
-            2, cast<RankedTensorType>(packed.getType()), stripOffsets,
-            stripSizes, unitStrides);
-        Value rhsStrip = b.create<tensor::ExtractSliceOp>(
-            loc, stripType, packed, stripOffsets, stripSizes, unitStrides);
+        Value rhsStrip = packed->strip(b, loc, strip);
         SmallVector<OpFoldResult> accOffsets = {b.getIndexAttr(0), column};
         SmallVector<OpFoldResult> accSizes = {rowCount, b.getIndexAttr(nr)};
         SmallVector<OpFoldResult> accStrides(2, b.getIndexAttr(1));
@@ -376,14 +490,172 @@ Operation *Strategy::packRightHandSide(linalg::LinalgOp panel, int64_t nr) {
         b.create<scf::YieldOp>(loc, updated);
       });
   rewriter.replaceOp(matmul, loop.getResults());
-  // The copy runs a row of nr elements at a time (one or two vectors); a
-  // transposing one 8 rows of the strip at a time (an 8 x nr transpose).
-  SmallVector<int64_t> packTiles = {transposed ? 8 : 1, 1, 0};
-  auto packLoops = tile(rewriter, pack, packTiles);
-  if (transposed && succeeded(packLoops) && !packLoops->loops.empty() &&
-      (ShapedType::isDynamic(depth) || depth % 8))
-    peel(rewriter, packLoops->loops.front());
   return stripMatmul;
+}
+
+/// Makes the size queries (tensor.dim) of `op`'s results, such as the bounds
+/// of the loops that replaced it, read the sizes of its inits instead, which
+/// are the same: otherwise a whole untiled bias broadcast would be computed
+/// only to give the row count.
+void Strategy::forwardDimsToInits(Operation *op) {
+  auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+  if (!dps)
+    return;
+  for (OpResult result : op->getResults())
+    for (OpOperand &use : llvm::make_early_inc_range(result.getUses()))
+      if (auto dim = dyn_cast<tensor::DimOp>(use.getOwner()))
+        rewriter.modifyOpInPlace(dim, [&] {
+          dim.getSourceMutable().assign(dps.getTiedOpOperand(result)->get());
+        });
+}
+
+/// Tiles the epilogue `epilogue` by `sizes` and fuses its matmul, and the
+/// op that computes the matmul's initial value (the broadcast bias or a zero
+/// fill), into each tile. The untiled ops are erased.
+FailureOr<scf::SCFTileAndFuseResult>
+Strategy::tileEpilogue(Operation *epilogue, ArrayRef<int64_t> sizes) {
+  linalg::LinalgOp matmul = epilogueMatmul(epilogue);
+  if (!matmul)
+    return failure();
+  Operation *init = matmul.getDpsInitOperand(0)->get().getDefiningOp();
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setTileSizes(
+      getAsIndexOpFoldResult(epilogue->getContext(), sizes));
+  options.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult producer, bool) {
+        Operation *owner = producer.getOwner();
+        return std::make_tuple(owner == matmul.getOperation() || owner == init,
+                               false);
+      });
+  rewriter.setInsertionPoint(epilogue);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(epilogue), options);
+  if (failed(fused) || fused->loops.empty())
+    return failure();
+  for (auto [original, replacement] : fused->replacements)
+    rewriter.replaceAllUsesWith(original, replacement);
+  for (Operation *dead : {epilogue, matmul.getOperation(), init}) {
+    if (!dead)
+      continue;
+    forwardDimsToInits(dead);
+    if (dead->use_empty())
+      rewriter.eraseOp(dead);
+  }
+  return fused;
+}
+
+/// Makes the matmul of the epilogue tile `strip`, an NR-wide strip of the
+/// panel iterated by `loops`, read its B from the packed panel.
+void Strategy::usePackedStrip(Operation *strip, const PackedPanel &packed,
+                              ArrayRef<LoopLikeOpInterface> loops) {
+  linalg::LinalgOp matmul = epilogueMatmul(strip);
+  LoopLikeOpInterface stripLoop = loops.back();
+  auto loop = dyn_cast<scf::ForOp>(stripLoop.getOperation());
+  if (!matmul || !loop)
+    return;
+  Location loc = matmul->getLoc();
+  rewriter.setInsertionPoint(matmul);
+  // The strip loop steps over the columns NR at a time from 0.
+  OpFoldResult index = affine::makeComposedFoldedAffineApply(
+      rewriter, loc, rewriter.getAffineDimExpr(0).floorDiv(packed.nr),
+      {OpFoldResult(loop.getInductionVar())});
+  Value rhs = packed.strip(rewriter, loc, index);
+  auto replacement = rewriter.create<linalg::MatmulOp>(
+      loc, matmul->getResultTypes(), ValueRange{matmul.getDpsInputs()[0], rhs},
+      ValueRange{matmul.getDpsInits()[0]});
+  rewriter.replaceOp(matmul, replacement->getResults());
+}
+
+/// The K loop of the matmul of a register tile: the accumulators stay in
+/// registers across it.
+void Strategy::tileDepth(Operation *epilogue) {
+  linalg::LinalgOp matmul = epilogueMatmul(epilogue);
+  if (!matmul)
+    return;
+  SmallVector<int64_t> sizes(matmul.getNumLoops(), 0);
+  sizes.back() = 1;
+  (void)tile(rewriter, matmul, sizes);
+}
+
+/// Register tiles of an NR-wide epilogue strip: MR rows at a time, then the
+/// remaining rows as one shorter tile (static) or at most one tile each of
+/// 4, 2 and 1 rows (dynamic), as splitRows does for a plain matmul.
+void Strategy::tileEpilogueRows(Operation *strip, int64_t mr) {
+  Operation *rest = strip;
+  for (int64_t rows = mr; rest && rows >= 1;
+       rows = rows == mr ? int64_t(llvm::PowerOf2Ceil(mr)) / 2 : rows / 2) {
+    FailureOr<scf::SCFTileAndFuseResult> fused = tileEpilogue(rest, {rows, 0});
+    if (failed(fused))
+      return;
+    scf::ForOp remainder = peel(rewriter, fused->loops.front());
+    tileDepth(fused->tiledAndFusedOps.front());
+    rest = nullptr;
+    if (!remainder)
+      break;
+    SmallVector<Operation *> tail = epiloguesIn({remainder});
+    if (tail.size() != 1)
+      break;
+    // Static bounds leave a remainder of static height (the tile's types
+    // say so only after canonicalization).
+    if (getConstantIntValue(remainder.getLowerBound()) &&
+        getConstantIntValue(remainder.getUpperBound())) {
+      tileDepth(tail.front());
+      break;
+    }
+    rest = tail.front();
+  }
+}
+
+/// A matmul whose result only feeds an elementwise epilogue: the epilogue is
+/// the root of the tiling and the matmul and its initial value are fused
+/// into each tile, so that the epilogue runs on the accumulators while they
+/// are in registers and the matmul's result is never stored (no second pass
+/// over the output, no temporary of the output's size). The tiles are those
+/// of tileMatmul: NC-wide panels, packed NR-wide strips, MR x NR register
+/// tiles. A depth beyond one cache tile (K > KC, or symbolic) leaves the
+/// epilogue to run after the matmul (the accumulators are final only after
+/// the last K panel).
+bool Strategy::tileMatmulWithEpilogue(linalg::LinalgOp op,
+                                      linalg::LinalgOp epilogue) {
+  SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+  unsigned bits =
+      getElementTypeOrSelf(op->getResult(0).getType()).getIntOrFloatBitWidth();
+  auto [mr, nr] = registerTile(bits);
+  int64_t width = sizes[1], depth = sizes[2];
+  if (ShapedType::isDynamic(width) || width % nr ||
+      ShapedType::isDynamic(depth) || depth > kc)
+    return false;
+  epilogue->setAttr(kEpilogue, rewriter.getUnitAttr());
+  SmallVector<Operation *> panels = {epilogue};
+  if (width > nc) {
+    FailureOr<scf::SCFTileAndFuseResult> fused =
+        tileEpilogue(epilogue, {0, nc});
+    if (failed(fused)) {
+      epilogue->removeAttr(kEpilogue);
+      return false;
+    }
+    Operation *mainLoop = fused->loops.front().getOperation();
+    Operation *remainder = peel(rewriter, fused->loops.front());
+    // The panels' widths are static after peeling, but their types say so
+    // only after canonicalization (packing needs to know).
+    for (Operation *loop : {mainLoop, remainder})
+      if (loop)
+        canonicalize(loop);
+    panels = epiloguesIn({mainLoop, remainder});
+  }
+  for (Operation *panel : panels) {
+    FailureOr<PackedPanel> packed = packPanel(epilogueMatmul(panel), nr);
+    FailureOr<scf::SCFTileAndFuseResult> strips =
+        tileEpilogue(panel, {0, nr});
+    if (failed(strips))
+      continue;
+    Operation *strip = strips->tiledAndFusedOps.front();
+    if (succeeded(packed))
+      usePackedStrip(strip, *packed, strips->loops);
+    tileEpilogueRows(strip, mr);
+  }
+  return true;
 }
 
 void Strategy::tileMatmul(linalg::LinalgOp op) {
@@ -392,7 +664,10 @@ void Strategy::tileMatmul(linalg::LinalgOp op) {
   unsigned m = batched ? 1 : 0, n = m + 1, k = m + 2;
   if (hasEmptyLoopRange(op))
     return;
-  if (tileSmallMatmul(op, m))
+  linalg::LinalgOp epilogue = batched ? nullptr : fusableEpilogue(op);
+  if (tileSmallMatmul(op, m, epilogue))
+    return;
+  if (epilogue && tileMatmulWithEpilogue(op, epilogue))
     return;
   unsigned bits =
       getElementTypeOrSelf(op->getResult(0).getType()).getIntOrFloatBitWidth();
@@ -405,7 +680,6 @@ void Strategy::tileMatmul(linalg::LinalgOp op) {
   // KC = 1024 measured best at sgemm 1024 on Zen 3 (KC 256: 71, 512: 84,
   // 1024: 90 GFLOPS): each accumulator tile is loaded and stored once per
   // KC steps.
-  constexpr int64_t nc = 128, kc = 1024;
   bool bigN = !ShapedType::isDynamic(sizes[n]) && sizes[n] > nc;
   bool bigK = ShapedType::isDynamic(sizes[k]) || sizes[k] > kc;
   SmallVector<Operation *> panels = {op};
@@ -685,17 +959,6 @@ void Strategy::tileElementwise(linalg::LinalgOp op) {
   peel(rewriter, tiled->loops.back());
 }
 
-/// Whether `op` reads or writes a bool (i1) tensor. Such ops stay scalar:
-/// a bool buffer holds one byte per element, but LLVM loads and stores
-/// vectors of i1 as packed bits, so vector transfers of them would read and
-/// write the wrong bytes.
-bool touchesBoolMemory(linalg::LinalgOp op) {
-  return llvm::any_of(op->getOperands(), [](Value operand) {
-    auto shaped = dyn_cast<ShapedType>(operand.getType());
-    return shaped && shaped.getElementType().isInteger(1);
-  });
-}
-
 /// Vectorizes every linalg op under `root` whose iteration space is static
 /// and small, then folds the tensor slices into vector transfers.
 void vectorizeStaticOps(Operation *root, RewriterBase &rewriter) {
@@ -722,7 +985,7 @@ void cleanupAfterVectorization(Operation *root) {
   vector::populateVectorReductionToContractPatterns(patterns);
   vector::TransferReadOp::getCanonicalizationPatterns(patterns, context);
   vector::TransferWriteOp::getCanonicalizationPatterns(patterns, context);
-  tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+  populateFoldSubsetTransferPatterns(patterns);
   // A row's slice of a whole-tensor temporary becomes a row-sized one.
   tensor::populateFoldTensorEmptyPatterns(patterns);
   scf::ForOp::getCanonicalizationPatterns(patterns, context);
@@ -796,7 +1059,10 @@ public:
       if (!strategy.tileRowChain(root))
         root->setAttr(kNotARoot, UnitAttr::get(&getContext()));
     }
-    function.walk([&](Operation *op) { op->removeAttr(kNotARoot); });
+    function.walk([&](Operation *op) {
+      op->removeAttr(kNotARoot);
+      op->removeAttr(kEpilogue);
+    });
     elementwise.clear();
     function.walk([&](linalg::LinalgOp op) {
       if (isParallelElementwise(op) && !op->getParentOfType<scf::ForOp>())
