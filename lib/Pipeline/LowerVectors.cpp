@@ -6,9 +6,10 @@
 //     are hoisted out of the K loop (35 -> 111 GFLOPS on the probe);
 //  3. contractions become outer products and then FMAs; transfers become
 //     plain (unit-stride) loads and stores; f32 exp on vectors becomes an
-//     inline polynomial instead of one expf call per lane (VectorExp.cpp).
-//     Other math functions on vectors stay libm calls per lane: MLIR's
-//     approximations of them are off by more than 4 ulp or flush
+//     inline polynomial instead of one expf call per lane (VectorExp.cpp);
+//     f32 erf (gelu's) MLIR's rational approximation, at most 5 ulp
+//     (VectorErf.cpp). Other math functions on vectors stay libm calls per
+//     lane: MLIR's approximations of them are off by more or flush
 //     subnormals.
 //
 //===----------------------------------------------------------------------===//
@@ -176,10 +177,11 @@ public:
       vector::populateVectorBroadcastLoweringPatterns(patterns);
       (void)applyPatternsAndFoldGreedily(function, std::move(patterns));
     }
-    // 4. Vectorized f32 exp without libm calls.
+    // 4. f32 exp (on vectors) and erf without libm calls.
     {
       RewritePatternSet patterns(context);
       populateVectorExpPatterns(patterns);
+      populateErfApproximationPatterns(patterns);
       (void)applyPatternsAndFoldGreedily(function, std::move(patterns));
     }
     applyCanonicalization(function, RewritePatternSet(context));

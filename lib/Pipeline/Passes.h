@@ -40,6 +40,10 @@ std::unique_ptr<mlir::Pass> createLowerVectorsPass();
 /// that keeps subnormal results (VectorExp.cpp).
 void populateVectorExpPatterns(mlir::RewritePatternSet &patterns);
 
+/// f32 `math.erf` as a rational approximation of at most 5 ulp, sign kept
+/// (VectorErf.cpp).
+void populateErfApproximationPatterns(mlir::RewritePatternSet &patterns);
+
 /// Folds tensor slices into the vector transfers that read or write them
 /// (FoldSubsetTransfers.cpp; MLIR 19's own folds drop data, see there).
 void populateFoldSubsetTransferPatterns(mlir::RewritePatternSet &patterns);

@@ -270,8 +270,10 @@ std::string txc::emitManifest(const Contract &contract,
                            "INT_MIN"},
       {"reduction_order", "unspecified; results may differ from a "
                           "sequential sum by rounding"},
-      {"math_functions", "C library calls, except f32 exp on vectors at -O2 "
-                         "and -O3: an inline polynomial within 1 ulp of the "
-                         "correctly rounded result, subnormals kept"}};
+      {"math_functions", "C library calls, except at -O2 and -O3: f32 exp "
+                         "on vectors is an inline polynomial within 1 ulp of "
+                         "the correctly rounded result, subnormals kept; f32 "
+                         "erf is a rational approximation within 5 ulp of "
+                         "glibc's erff"}};
   return manifest.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
