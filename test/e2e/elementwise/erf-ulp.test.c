@@ -2,38 +2,12 @@
    special values, and prints the largest distance to glibc's erff in units
    in the last place. */
 #include "erf.h"
+#include "ulp-sweep.h"
 
 #include <math.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static uint32_t bits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
-}
-
-static float from(uint32_t u) {
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-
-/* Distance in ulps between two floats of the same sign (erf is odd). */
-static int64_t ulps(float a, float b) {
-  return llabs((int64_t)bits(a) - (int64_t)bits(b));
-}
 
 static void run(float *x, float *y, int64_t n) {
-  txc_tensor in = {x, n * 4, TXC_DTYPE_F32, 1, {n}};
-  txc_tensor out = {y, n * 4, TXC_DTYPE_F32, 1, {n}};
-  txc_status status;
-  if (verf_run(&in, 1, &out, 1, &status) != 0) {
-    printf("call failed: status %d\n", (int)status.code);
-    exit(1);
-  }
+  run_unary(verf_run, x, y, n);
 }
 
 int main(void) {
