@@ -80,16 +80,14 @@ static void emitWorkspace(llvm::raw_ostream &os, const Contract &contract,
   std::string run =
       external ? runWithWeightsSymbol(contract) : contract.runSymbol();
   os << R"(
-/* Workspace (docs/abi.md): scratch memory for the large temporaries. )"
-     << run << R"(
-   allocates it on every call; )"
-     << runWithWorkspaceSymbol(contract, external)
-     << R"( takes the caller's:
-   at least )"
-     << macro << "_WORKSPACE_BYTES bytes aligned to " << macro
-     << R"(_WORKSPACE_ALIGN, used by one call
-   at a time and overlapping no tensor. When the program needs none
-   (_WORKSPACE_BYTES is 0), any pointer, NULL included, is accepted. */
+/* Workspace (docs/abi.md): scratch memory for the large temporaries.
+   )" << run << R"( allocates it on every call;
+   )" << runWithWorkspaceSymbol(contract, external)
+     << R"( takes the caller's: at least
+   )" << macro << R"(_WORKSPACE_BYTES bytes aligned to
+   )" << macro << R"(_WORKSPACE_ALIGN, used by one call at a time
+   and overlapping no tensor. When the program needs none (0 bytes), any
+   pointer, NULL included, is accepted. */
 #ifndef TXC_E_WORKSPACE
 #define TXC_E_WORKSPACE )"
      << kWorkspaceStatusCode << " /* " << kWorkspaceStatusMeaning << R"( */
@@ -100,9 +98,9 @@ static void emitWorkspace(llvm::raw_ostream &os, const Contract &contract,
      << R"(
 
 /* As )" << run
-     << R"(, in the given workspace: returns TXC_E_WORKSPACE, before
-   any guard, if it is NULL, misaligned or smaller than )"
-     << macro << R"(_WORKSPACE_BYTES. */
+     << R"(, in the given workspace: returns TXC_E_WORKSPACE before the
+   guards if it is NULL, misaligned or smaller than
+   )" << macro << R"(_WORKSPACE_BYTES. */
 int32_t )"
      << runWithWorkspaceSymbol(contract, external) << "(";
   if (external)
