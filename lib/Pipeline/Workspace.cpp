@@ -148,8 +148,9 @@ uint64_t placeInWorkspace(func::FuncOp function) {
   SmallVector<memref::AllocOp> allocs;
   SmallVector<WorkspaceBuffer> buffers;
   for (auto alloc : body.getOps<memref::AllocOp>()) {
+    // Empty buffers stay allocations: a workspace of 0 bytes is none.
     std::optional<uint64_t> bytes = workspaceBytesOf(alloc, layout);
-    if (!bytes)
+    if (!bytes || *bytes == 0)
       continue;
     std::optional<unsigned> end = lastUse(alloc, body, position);
     if (!end)
