@@ -623,13 +623,14 @@ void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
     db.CreateRet(code);
   }
   b.SetInsertPoint(passed);
+  // A failed allocation, like a failed guard, leaves the outputs alone.
+  Value *allocation = nullptr;
+  if (source == WorkspaceSource::Malloc) {
+    FailExit exit = createFailExit(function, status);
+    workspace = allocateWorkspace(b, exit, allocation);
+  }
   writeOutputShapes(b, function->getArg(2), state);
   if (runKernel) {
-    Value *allocation = nullptr;
-    if (source == WorkspaceSource::Malloc) {
-      FailExit exit = createFailExit(function, status);
-      workspace = allocateWorkspace(b, exit, allocation);
-    }
     Value *kernelStatus =
         callKernel(b, function->getArg(0), function->getArg(2), state,
                    /*blob=*/nullptr, workspace);
@@ -723,9 +724,9 @@ void EntryPointEmitter::emitRunWithWeights(StringRef name,
   CallState state;
   emitGuards(b, sink, inputs, numInputs, outputs, numOutputs,
              /*checkOutputs=*/true, state);
-  writeOutputShapes(b, outputs, state);
   if (source == WorkspaceSource::Malloc)
     workspace = allocateWorkspace(b, exit, allocation);
+  writeOutputShapes(b, outputs, state);
   Value *kernelStatus = callKernel(b, inputs, outputs, state, blob, workspace);
   if (allocation)
     freeWorkspace(b, allocation);
