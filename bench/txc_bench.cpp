@@ -42,6 +42,19 @@ namespace {
 
 using EntryPoint = int32_t (*)(const txc_tensor *, int64_t, txc_tensor *,
                                int64_t, txc_status *);
+using WorkspaceEntryPoint = int32_t (*)(const txc_tensor *, int64_t,
+                                        txc_tensor *, int64_t, txc_status *,
+                                        void *, size_t);
+
+/// A program's two run entry points and the workspace it needs.
+struct TxcProgram {
+  EntryPoint run;
+  WorkspaceEntryPoint runWithWorkspace;
+  uint64_t workspaceBytes;
+};
+#define TXC_PROGRAM(prefix, PREFIX)                                            \
+  TxcProgram { prefix##_run, prefix##_run_with_workspace,                     \
+               PREFIX##_WORKSPACE_BYTES }
 
 /// 64-byte aligned float storage filled with reproducible values.
 struct Buffer {
@@ -116,15 +129,28 @@ struct Linear {
 
 double linearFlops(const Linear &s) { return 2.0 * s.b * s.k * s.n; }
 
-void runTxcLinear(benchmark::State &state, EntryPoint entry, Linear s) {
+/// With `ownWorkspace`, <p>_run, which allocates the workspace on every
+/// call; otherwise <p>_run_with_workspace with one allocated up front, as a
+/// caller that runs the program repeatedly would.
+void runTxcLinear(benchmark::State &state, TxcProgram program, Linear s,
+                  bool ownWorkspace) {
   Buffer x(s.b * s.k), w(s.k * s.n), bias(s.n), y(s.b * s.n, 0);
+  Buffer workspace((program.workspaceBytes + 3) / 4);
   std::vector<txc_tensor> in = {tensor(x.data, {s.b, s.k}),
                                 tensor(w.data, {s.k, s.n})};
   if (s.bias)
     in.push_back(tensor(bias.data, {s.n}));
   std::vector<txc_tensor> out = {tensor(y.data, {s.b, s.n})};
+  txc_status status;
   for (auto _ : state) {
-    call(entry, in, out);
+    int32_t rc = ownWorkspace
+                     ? program.run(in.data(), int64_t(in.size()), out.data(),
+                                   1, &status)
+                     : program.runWithWorkspace(
+                           in.data(), int64_t(in.size()), out.data(), 1,
+                           &status, workspace.data, program.workspaceBytes);
+    if (rc != 0)
+      throw std::runtime_error("txc call failed");
     benchmark::DoNotOptimize(y.data);
   }
   setFlops(state, linearFlops(s));
@@ -216,8 +242,11 @@ void runNaive(benchmark::State &state, Linear s) {
   setFlops(state, linearFlops(s));
 }
 
-void registerLinear(const std::string &name, Linear s, EntryPoint txc) {
-  add(name + "/txc", runTxcLinear, txc, s);
+void registerLinear(const std::string &name, Linear s, TxcProgram txc) {
+  add(name + "/txc", runTxcLinear, txc, s, /*ownWorkspace=*/false);
+  // The same through <p>_run: the workspace is malloc'd per call.
+  if (txc.workspaceBytes)
+    add(name + "/txc_run", runTxcLinear, txc, s, /*ownWorkspace=*/true);
   add(name + "/openblas", runOpenBlas, s);
   add(name + "/eigen", runEigen, s);
   add(name + "/onednn", runOneDnn, s);
@@ -655,22 +684,26 @@ void fmaPeak(benchmark::State &state) {
 
 int main(int argc, char **argv) {
   add("fma_peak/avx2", fmaPeak);
-  for (auto [n, entry] : {std::pair<int64_t, EntryPoint>{256, sgemm_256_run},
-                          {512, sgemm_512_run},
-                          {1024, sgemm_1024_run}})
+  for (auto [n, program] :
+       {std::pair<int64_t, TxcProgram>{256, TXC_PROGRAM(sgemm_256, SGEMM_256)},
+        {512, TXC_PROGRAM(sgemm_512, SGEMM_512)},
+        {1024, TXC_PROGRAM(sgemm_1024, SGEMM_1024)}})
     registerLinear("sgemm_" + std::to_string(n), Linear{n, n, n, false},
-                   entry);
-  registerLinear("linear_1x4x3", Linear{1, 4, 3, true}, linear_run);
+                   program);
+  registerLinear("linear_1x4x3", Linear{1, 4, 3, true},
+                 TXC_PROGRAM(linear, LINEAR));
   registerLinear("linear_64x256x256", Linear{64, 256, 256, true},
-                 linear_64x256x256_run);
+                 TXC_PROGRAM(linear_64x256x256, LINEAR_64X256X256));
   registerLinear("linear_512x1024x1024", Linear{512, 1024, 1024, true},
-                 linear_512x1024x1024_run);
+                 TXC_PROGRAM(linear_512x1024x1024, LINEAR_512X1024X1024));
   for (int64_t b : {64, 61})
     add("linear_dyn_Bx256x256/B=" + std::to_string(b) + "/txc", runTxcLinear,
-        linear_dyn_256x256_run, Linear{b, 256, 256, true});
+        TXC_PROGRAM(linear_dyn_256x256, LINEAR_DYN_256X256),
+        Linear{b, 256, 256, true}, /*ownWorkspace=*/false);
   for (int64_t b : {512, 509})
     add("linear_dyn_Bx1024x1024/B=" + std::to_string(b) + "/txc", runTxcLinear,
-        linear_dyn_1024x1024_run, Linear{b, 1024, 1024, true});
+        TXC_PROGRAM(linear_dyn_1024x1024, LINEAR_DYN_1024X1024),
+        Linear{b, 1024, 1024, true}, /*ownWorkspace=*/false);
   add("call_overhead_linear_B1/txc", tinyLinearTxc);
   add("call_overhead_linear_B1/hand_c", tinyLinearHandC);
   add("eltwise_chain_16M/txc", chainTxc);

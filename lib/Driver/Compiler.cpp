@@ -2,6 +2,7 @@
 #include "txc/Driver/Compiler.h"
 
 #include "txc/Conversion/ProgramToMLIR.h"
+#include "txc/Pipeline/Workspace.h"
 #include "txc/Target/AbiEmitter.h"
 #include "txc/Target/Weights.h"
 
@@ -185,13 +186,16 @@ std::unique_ptr<llvm::Module> Compiler::buildLLVMModule(
     const CheckedProgram &checked, llvm::LLVMContext &llvmContext,
     llvm::TargetMachine &machine, const PipelineOptions &options,
     DiagnosticEngine &diags, mlir::TimingScope &timing,
-    const WeightsPlan &weights) {
+    const WeightsPlan &weights, uint64_t *workspaceBytesOut) {
   const Program &program = *checked.program;
   const Contract &contract = checked.contract;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       lowerToMLIR(checked, MLIRStage::LLVM, options, diags, timing);
   if (!module)
     return nullptr;
+  uint64_t workspace = workspaceBytes(*module);
+  if (workspaceBytesOut)
+    *workspaceBytesOut = workspace;
 
   // Translation may report MLIR diagnostics too.
   DiagnosticRouter router(*context, diags);
@@ -211,7 +215,8 @@ std::unique_ptr<llvm::Module> Compiler::buildLLVMModule(
   {
     mlir::TimingScope abi = timing.nest("abi-entry-points");
     if (llvm::Error err = emitAbiEntryPoints(
-            *llvmModule, contract, kernelFunctionName(contract), &weights)) {
+            *llvmModule, contract, kernelFunctionName(contract), &weights,
+            workspace)) {
       diags.error(DiagCategory::Internal, "internal", program.file, Loc(),
                   llvm::toString(std::move(err)));
       return nullptr;

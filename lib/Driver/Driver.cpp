@@ -7,6 +7,7 @@
 
 #include "txc/Analysis/Verifier.h"
 #include "txc/Frontend/ProgramReader.h"
+#include "txc/Pipeline/Workspace.h"
 #include "txc/Support/OutputFiles.h"
 #include "txc/Target/ArtifactInfo.h"
 #include "txc/Target/ObjectEmitter.h"
@@ -68,6 +69,28 @@ static std::optional<MLIRStage> mlirStageOf(EmitKind kind) {
   case EmitKind::MLIRLLVM: return MLIRStage::LLVM;
   default: return std::nullopt;
   }
+}
+
+/// The workspace size of the object these flags compile, for the header
+/// and manifest of an MLIR emit: read from `module` when `stopAt` is past
+/// the Workspace pass, else (only if `needed`) from a second lowering up to
+/// bufferization. Null after reporting.
+static std::optional<uint64_t>
+workspaceBytesAfter(Compiler &compiler, const CheckedProgram &checked,
+                    MLIRStage stopAt, mlir::ModuleOp module,
+                    PipelineOptions pipeline, bool needed,
+                    DiagnosticEngine &diags, mlir::TimingScope &timing) {
+  if (int(stopAt) >= int(MLIRStage::Bufferized))
+    return workspaceBytes(module);
+  if (!needed)
+    return 0;
+  pipeline.printIRAfterAll = false;
+  mlir::TimingScope again = timing.nest("workspace-size");
+  mlir::OwningOpRef<mlir::ModuleOp> bufferized = compiler.lowerToMLIR(
+      checked, MLIRStage::Bufferized, pipeline, diags, again);
+  if (!bufferized)
+    return std::nullopt;
+  return workspaceBytes(*bufferized);
 }
 
 static std::unique_ptr<CheckedProgram>
@@ -372,10 +395,18 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
     if (!module)
       return diags.exitCode();
     artifacts.primary = printModule(*module);
+    bool describes = !options.headerPath.empty() ||
+                     !options.manifestPath.empty() || cache.has_value();
+    std::optional<uint64_t> workspace = workspaceBytesAfter(
+        compiler, *checked, *stopAt, *module, pipeline, describes, diags, root);
+    if (!workspace)
+      return diags.exitCode();
+    info.workspaceBytes = *workspace;
   } else {
     llvm::LLVMContext llvmContext;
-    std::unique_ptr<llvm::Module> llvmModule = compiler.buildLLVMModule(
-        *checked, llvmContext, **machine, pipeline, diags, root, weights);
+    std::unique_ptr<llvm::Module> llvmModule =
+        compiler.buildLLVMModule(*checked, llvmContext, **machine, pipeline,
+                                 diags, root, weights, &info.workspaceBytes);
     if (!llvmModule)
       return diags.exitCode();
     if (options.emit == EmitKind::LLVMIR) {

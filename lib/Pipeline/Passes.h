@@ -61,6 +61,11 @@ std::unique_ptr<mlir::Pass> createSplitEmptyTensorsPass();
 /// argument into it and drops all results.
 std::unique_ptr<mlir::Pass> createReturnResultsInOutputsPass();
 
+/// After stack promotion: places the kernel's top-level allocations of
+/// static shape in one workspace, its new last argument (Workspace.cpp,
+/// txc/Pipeline/Workspace.h).
+std::unique_ptr<mlir::Pass> createWorkspacePass();
+
 /// Outlines each top-level loop nest of a kernel with many of them into a
 /// private, never-inlined function, so that compile time grows linearly.
 std::unique_ptr<mlir::Pass> createOutlineLoopsPass();

@@ -118,6 +118,8 @@ void addBufferizationPasses(OpPassManager &pm, const PipelineOptions &options) {
     pm.addNestedPass<func::FuncOp>(
         bufferization::createPromoteBuffersToStackPass(
             /*maxAllocSizeInBytes=*/16384, /*maxRankOfAllocatedMemRef=*/2));
+    // The remaining static temporaries live in the workspace (no malloc).
+    pm.addPass(createWorkspacePass());
   }
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "txc/Target/AbiEmitter.h"
+#include "txc/Pipeline/Workspace.h"
 #include "txc/Target/Weights.h"
 
 #include "llvm/IR/Constants.h"
@@ -40,19 +41,27 @@ struct GuardSink {
   BasicBlock *unsafe = nullptr;
 };
 
+/// Where the kernel's workspace comes from in an entry point.
+enum class WorkspaceSource {
+  None,   ///< the kernel has none
+  Caller, ///< the entry point's last two arguments, checked first
+  Malloc, ///< allocated after the guards passed, freed before returning
+};
+
 class EntryPointEmitter {
 public:
   EntryPointEmitter(Module &module, const Contract &contract, Function *kernel,
-                    const WeightsPlan *weights)
+                    const WeightsPlan *weights, uint64_t workspaceBytes)
       : module(module), context(module.getContext()), contract(contract),
-        kernel(kernel), weights(weights), i32(Type::getInt32Ty(context)),
+        kernel(kernel), weights(weights), workspaceBytes(workspaceBytes),
+        i32(Type::getInt32Ty(context)),
         i64(Type::getInt64Ty(context)), i128(Type::getIntNTy(context, 128)),
         ptr(PointerType::getUnqual(context)),
         numAliasGuards(llvm::count_if(contract.guards, [](const Guard &g) {
           return g.kind == GuardKind::NoAlias;
         })) {}
 
-  /// <p>_run, or <p>_run_with_weights for external weights.
+  /// <p>_run and <p>_run_with_workspace, or their variants with weights.
   void emitRun();
   void emitOutputShapes();
   void emitErrorMessage();
@@ -64,7 +73,21 @@ private:
     SmallVector<Value *> inputBytes, outputBytes;
   };
 
-  Function *createEntryPoint(StringRef name);
+  /// An entry point with the arguments of <p>_run, and the workspace's
+  /// after them if `withWorkspace`.
+  Function *createEntryPoint(StringRef name, bool withWorkspace = false);
+  /// <p>_run_with_weights or its variant with a workspace.
+  void emitRunWithWeights(StringRef name, WorkspaceSource source);
+  /// `name` with a workspace that the kernel does not need: calls `target`
+  /// with the other arguments.
+  void emitForwarder(StringRef name, StringRef target, unsigned numArgs);
+  /// The checks of a caller's workspace: aligned and large enough.
+  void emitWorkspaceChecks(IRBuilder<> &b, FailExit &exit, Value *workspace,
+                           Value *workspaceSize);
+  /// Allocates the workspace; returns its aligned start and sets
+  /// `allocation` to what free() takes.
+  Value *allocateWorkspace(IRBuilder<> &b, FailExit &exit, Value *&allocation);
+  void freeWorkspace(IRBuilder<> &b, Value *allocation);
   FailExit createFailExit(Function *function, Value *status);
   void finishFailExit(FailExit &exit);
   /// Reports (or, combining, records) that guard `g` fails when `failed`.
@@ -81,14 +104,16 @@ private:
                   Value *numInputs, Value *outputs, Value *numOutputs,
                   bool checkOutputs, CallState &state);
   Function *emitReportingGuards(StringRef name, bool checkOutputs);
-  void emitEntryPoint(StringRef name, bool checkOutputs, bool runKernel);
+  void emitEntryPoint(StringRef name, bool checkOutputs, bool runKernel,
+                      WorkspaceSource source = WorkspaceSource::None);
   void writeOutputShapes(IRBuilder<> &b, Value *outputs, CallState &state);
   void writeSuccess(IRBuilder<> &b, Value *status);
   /// Calls the kernel; returns its status buffer ([2 x i64]: failed guard
   /// id or -1, offending value) when the contract has data-dependent guards.
-  /// `blob` is the caller's weights blob (external weights) or null.
+  /// `blob` is the caller's weights blob (external weights) or null;
+  /// `workspace` the kernel's workspace or null.
   Value *callKernel(IRBuilder<> &b, Value *inputs, Value *outputs,
-                    CallState &state, Value *blob);
+                    CallState &state, Value *blob, Value *workspace);
   /// Fails with the data-dependent guard the kernel reported, if any.
   void checkKernelStatus(IRBuilder<> &b, FailExit &exit, Value *kernelStatus,
                          CallState &state);
@@ -122,21 +147,28 @@ private:
   const Contract &contract;
   Function *kernel;
   const WeightsPlan *weights;
+  uint64_t workspaceBytes;
   Type *i32, *i64, *i128;
   PointerType *ptr;
   size_t numAliasGuards; ///< decides whether alias guards branch (failIf)
+  /// emitReportingGuards' functions, without and with the output guards.
+  Function *reportingGuards[2] = {nullptr, nullptr};
 };
 
 } // namespace
 
-Function *EntryPointEmitter::createEntryPoint(StringRef name) {
-  FunctionType *type =
-      FunctionType::get(i32, {ptr, i64, ptr, i64, ptr}, /*isVarArg=*/false);
+Function *EntryPointEmitter::createEntryPoint(StringRef name,
+                                              bool withWorkspace) {
+  SmallVector<Type *> params = {ptr, i64, ptr, i64, ptr};
+  if (withWorkspace)
+    params.append({ptr, i64});
+  FunctionType *type = FunctionType::get(i32, params, /*isVarArg=*/false);
   Function *function =
       Function::Create(type, GlobalValue::ExternalLinkage, name, module);
-  const char *argNames[] = {"inputs", "num_inputs", "outputs", "num_outputs",
-                            "status"};
-  for (unsigned i = 0; i < 5; ++i)
+  const char *argNames[] = {"inputs", "num_inputs",  "outputs",
+                            "num_outputs", "status", "workspace",
+                            "workspace_bytes"};
+  for (unsigned i = 0; i < params.size(); ++i)
     function->getArg(i)->setName(argNames[i]);
   function->addFnAttr(Attribute::NoUnwind);
   return function;
@@ -419,7 +451,7 @@ static bool hasDataDependentGuards(const Contract &contract) {
 
 Value *EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
                                      Value *outputs, CallState &state,
-                                     Value *blob) {
+                                     Value *blob, Value *workspace) {
   // The kernel's memref arguments, expanded by the LLVM lowering to
   // (allocated, aligned, offset, sizes..., strides...).
   SmallVector<Value *> args;
@@ -492,6 +524,10 @@ Value *EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
   }
   for (unsigned o = 0; o < contract.outputs.size(); ++o)
     addMemRef(outputs, o, contract.outputs[o].type);
+  // The workspace, memref<Nxi8>, comes last.
+  if (workspace)
+    args.append({workspace, workspace, c64(0), c64(int64_t(workspaceBytes)),
+                 c64(1)});
   b.CreateCall(kernel->getFunctionType(), kernel, args);
   return kernelStatus;
 }
@@ -539,14 +575,18 @@ Function *EntryPointEmitter::emitReportingGuards(StringRef name,
 /// When any fails, the reporting guards find the first failing one and fill
 /// the status.
 void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
-                                       bool runKernel) {
-  Function *report = emitReportingGuards((name + ".guards").str(),
-                                         checkOutputs);
-  Function *function = createEntryPoint(name);
+                                       bool runKernel,
+                                       WorkspaceSource source) {
+  // The run entry points share one (they check the same guards).
+  Function *&report = reportingGuards[checkOutputs];
+  if (!report)
+    report = emitReportingGuards((name + ".guards").str(), checkOutputs);
+  Function *function =
+      createEntryPoint(name, source == WorkspaceSource::Caller);
   Value *status = function->getArg(4);
   SmallVector<Value *> args;
-  for (Argument &arg : function->args())
-    args.push_back(&arg);
+  for (unsigned i = 0; i < 5; ++i)
+    args.push_back(function->getArg(i));
   BasicBlock *entry = BasicBlock::Create(context, "entry", function);
   BasicBlock *unsafe = BasicBlock::Create(context, "guards.unsafe", function);
   BasicBlock *failed = BasicBlock::Create(context, "guards.failed", function);
@@ -557,6 +597,13 @@ void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
     b.CreateRet(b.CreateCall(report, args));
   }
   IRBuilder<> b(entry);
+  Value *workspace = nullptr;
+  if (source == WorkspaceSource::Caller) {
+    // Like the weights blob, the workspace is checked before any guard.
+    workspace = function->getArg(5);
+    FailExit exit = createFailExit(function, status);
+    emitWorkspaceChecks(b, exit, workspace, function->getArg(6));
+  }
   GuardSink sink;
   sink.anyFailed = b.getFalse();
   sink.unsafe = unsafe;
@@ -576,11 +623,19 @@ void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
     db.CreateRet(code);
   }
   b.SetInsertPoint(passed);
+  // A failed allocation, like a failed guard, leaves the outputs alone.
+  Value *allocation = nullptr;
+  if (source == WorkspaceSource::Malloc) {
+    FailExit exit = createFailExit(function, status);
+    workspace = allocateWorkspace(b, exit, allocation);
+  }
   writeOutputShapes(b, function->getArg(2), state);
   if (runKernel) {
     Value *kernelStatus =
         callKernel(b, function->getArg(0), function->getArg(2), state,
-                   /*blob=*/nullptr);
+                   /*blob=*/nullptr, workspace);
+    if (allocation)
+      freeWorkspace(b, allocation);
     if (kernelStatus) {
       // Data-dependent guards (index ranges) are known only after the
       // kernel ran; they report through their own failure exit.
@@ -592,20 +647,63 @@ void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
 }
 
 void EntryPointEmitter::emitRun() {
-  if (!weights || weights->mode != WeightsMode::External) {
-    emitEntryPoint(contract.runSymbol(), /*checkOutputs=*/true,
-                   /*runKernel=*/true);
+  bool external = weights && weights->mode == WeightsMode::External;
+  std::string run =
+      external ? runWithWeightsSymbol(contract) : contract.runSymbol();
+  std::string withWorkspace = runWithWorkspaceSymbol(contract, external);
+  WorkspaceSource own =
+      workspaceBytes ? WorkspaceSource::Malloc : WorkspaceSource::None;
+  if (external)
+    emitRunWithWeights(run, own);
+  else
+    emitEntryPoint(run, /*checkOutputs=*/true, /*runKernel=*/true, own);
+  if (!workspaceBytes) {
+    emitForwarder(withWorkspace, run, external ? 7 : 5);
     return;
   }
-  // <p>_run_with_weights: the blob's checks, then the guards, reporting
-  // as they go (this entry point has no separate fast path).
-  FunctionType *type = FunctionType::get(
-      i32, {ptr, i64, ptr, i64, ptr, i64, ptr}, /*isVarArg=*/false);
-  Function *function = Function::Create(type, GlobalValue::ExternalLinkage,
-                                        runWithWeightsSymbol(contract), module);
-  const char *argNames[] = {"weights", "weights_size", "inputs", "num_inputs",
-                            "outputs", "num_outputs",  "status"};
-  for (unsigned i = 0; i < 7; ++i)
+  if (external)
+    emitRunWithWeights(withWorkspace, WorkspaceSource::Caller);
+  else
+    emitEntryPoint(withWorkspace, /*checkOutputs=*/true, /*runKernel=*/true,
+                   WorkspaceSource::Caller);
+}
+
+void EntryPointEmitter::emitForwarder(StringRef name, StringRef target,
+                                      unsigned numArgs) {
+  Function *callee = module.getFunction(target);
+  SmallVector<Type *> params(callee->getFunctionType()->params());
+  params.append({ptr, i64});
+  Function *function = Function::Create(
+      FunctionType::get(i32, params, /*isVarArg=*/false),
+      GlobalValue::ExternalLinkage, name, module);
+  function->addFnAttr(Attribute::NoUnwind);
+  for (unsigned i = 0; i < numArgs; ++i)
+    function->getArg(i)->setName(callee->getArg(i)->getName());
+  function->getArg(numArgs)->setName("workspace");
+  function->getArg(numArgs + 1)->setName("workspace_bytes");
+  IRBuilder<> b(BasicBlock::Create(context, "entry", function));
+  SmallVector<Value *> args;
+  for (unsigned i = 0; i < numArgs; ++i)
+    args.push_back(function->getArg(i));
+  CallInst *call = b.CreateCall(callee, args);
+  call->setTailCall();
+  b.CreateRet(call);
+}
+
+void EntryPointEmitter::emitRunWithWeights(StringRef name,
+                                           WorkspaceSource source) {
+  // The blob's checks, then the guards, reporting as they go (this entry
+  // point has no separate fast path).
+  SmallVector<Type *> params = {ptr, i64, ptr, i64, ptr, i64, ptr};
+  if (source == WorkspaceSource::Caller)
+    params.append({ptr, i64});
+  FunctionType *type = FunctionType::get(i32, params, /*isVarArg=*/false);
+  Function *function =
+      Function::Create(type, GlobalValue::ExternalLinkage, name, module);
+  const char *argNames[] = {"weights",     "weights_size", "inputs",
+                            "num_inputs",  "outputs",      "num_outputs",
+                            "status",      "workspace",    "workspace_bytes"};
+  for (unsigned i = 0; i < params.size(); ++i)
     function->getArg(i)->setName(argNames[i]);
   function->addFnAttr(Attribute::NoUnwind);
   Value *blob = function->getArg(0), *blobSize = function->getArg(1);
@@ -616,16 +714,71 @@ void EntryPointEmitter::emitRun() {
   FailExit exit = createFailExit(function, status);
   IRBuilder<> b(entry);
   emitWeightsChecks(b, exit, blob, blobSize);
+  Value *workspace = nullptr, *allocation = nullptr;
+  if (source == WorkspaceSource::Caller) {
+    workspace = function->getArg(7);
+    emitWorkspaceChecks(b, exit, workspace, function->getArg(8));
+  }
   GuardSink sink;
   sink.exit = &exit;
   CallState state;
   emitGuards(b, sink, inputs, numInputs, outputs, numOutputs,
              /*checkOutputs=*/true, state);
+  if (source == WorkspaceSource::Malloc)
+    workspace = allocateWorkspace(b, exit, allocation);
   writeOutputShapes(b, outputs, state);
-  Value *kernelStatus = callKernel(b, inputs, outputs, state, blob);
+  Value *kernelStatus = callKernel(b, inputs, outputs, state, blob, workspace);
+  if (allocation)
+    freeWorkspace(b, allocation);
   if (kernelStatus)
     checkKernelStatus(b, exit, kernelStatus, state);
   writeSuccess(b, status);
+}
+
+static SmallVector<int32_t> workspaceStatusIds(WorkspaceCheck check) {
+  return {kWorkspaceStatusCode, -1, int32_t(TensorSide::None), -1,
+          int32_t(check),       -1};
+}
+
+void EntryPointEmitter::emitWorkspaceChecks(IRBuilder<> &b, FailExit &exit,
+                                            Value *workspace,
+                                            Value *workspaceSize) {
+  Value *address = b.CreatePtrToInt(workspace, i64, "workspace_address");
+  Constant *alignment = c64(int64_t(kWorkspaceAlignment));
+  Value *badPointer = b.CreateOr(
+      b.CreateIsNull(workspace),
+      b.CreateICmpNE(b.CreateAnd(address, c64(kWorkspaceAlignment - 1)),
+                     c64(0)));
+  failWith(b, exit, badPointer, workspaceStatusIds(WorkspaceCheck::Pointer),
+           alignment, alignment, address);
+  Constant *needed = c64(int64_t(workspaceBytes));
+  failWith(b, exit, b.CreateICmpULT(workspaceSize, needed),
+           workspaceStatusIds(WorkspaceCheck::Size), needed, c64(INT64_MAX),
+           workspaceSize);
+}
+
+Value *EntryPointEmitter::allocateWorkspace(IRBuilder<> &b, FailExit &exit,
+                                            Value *&allocation) {
+  // malloc's alignment (16) is less than the workspace's: over-allocate
+  // and round the start up, rather than depend on aligned_alloc.
+  FunctionCallee mallocFn = module.getOrInsertFunction(
+      "malloc", FunctionType::get(ptr, {i64}, /*isVarArg=*/false));
+  uint64_t bytes = workspaceBytes + kWorkspaceAlignment - 1;
+  allocation = b.CreateCall(mallocFn, {c64(int64_t(bytes))}, "allocation");
+  Constant *size = c64(int64_t(workspaceBytes));
+  failWith(b, exit, b.CreateIsNull(allocation),
+           workspaceStatusIds(WorkspaceCheck::Allocation), size, size, c64(0));
+  Value *address = b.CreatePtrToInt(allocation, i64);
+  Value *padding =
+      b.CreateAnd(b.CreateNeg(address), c64(kWorkspaceAlignment - 1));
+  return b.CreateInBoundsGEP(b.getInt8Ty(), allocation, padding, "workspace");
+}
+
+void EntryPointEmitter::freeWorkspace(IRBuilder<> &b, Value *allocation) {
+  FunctionCallee freeFn = module.getOrInsertFunction(
+      "free", FunctionType::get(Type::getVoidTy(context), {ptr},
+                                /*isVarArg=*/false));
+  b.CreateCall(freeFn, {allocation});
 }
 
 void EntryPointEmitter::emitWeightsChecks(IRBuilder<> &b, FailExit &exit,
@@ -764,40 +917,62 @@ void EntryPointEmitter::emitErrorMessage() {
       print(kb, genericStatusMessage(generic), {});
       codes->addCase(cast<ConstantInt>(c32(int32_t(sc))), block);
     }
-    if (weights && weights->mode == WeightsMode::External) {
-      // <p>_run_with_weights: which check of the blob failed is in dim.
-      BasicBlock *block = BasicBlock::Create(context, "weights", function);
-      codes->addCase(cast<ConstantInt>(c32(kWeightsStatusCode)), block);
+    // The checks before the guards (weights blob, workspace): which one
+    // failed is in dim.
+    struct CheckMessage {
+      int32_t check;
+      StringRef format;
+      SmallVector<Value *, 2> args;
+    };
+    auto byCheck = [&](int32_t statusCode, StringRef name,
+                       ArrayRef<CheckMessage> messages,
+                       const std::string &fallback) {
+      BasicBlock *block = BasicBlock::Create(context, name, function);
+      codes->addCase(cast<ConstantInt>(c32(statusCode)), block);
       IRBuilder<> wb(block);
       Value *check = load(wb, i32, status, AbiLayout::kStatusDim, "check");
-      BasicBlock *other = BasicBlock::Create(context, "weights", function);
+      BasicBlock *other = BasicBlock::Create(context, name, function);
       SwitchInst *checks = wb.CreateSwitch(check, other);
-      auto message = [&](WeightsCheck kind, StringRef format,
-                         ArrayRef<Value *> args) {
-        BasicBlock *at = BasicBlock::Create(context, "weights", function);
+      for (const CheckMessage &message : messages) {
+        BasicBlock *at = BasicBlock::Create(context, name, function);
         IRBuilder<> mb(at);
-        print(mb, format, args);
-        checks->addCase(cast<ConstantInt>(c32(int32_t(kind))), at);
-      };
-      message(WeightsCheck::Pointer,
-              "the weights pointer must be non-NULL and aligned to %lld "
-              "bytes, got address %#llx [weights pointer]",
-              {fields[0], fields[2]});
-      message(WeightsCheck::Size,
-              "the weights blob has %lld bytes, but this object needs "
-              "%lld [weights size]",
-              {fields[2], fields[0]});
-      message(WeightsCheck::Marker,
-              "the weights blob does not match this object: its header "
-              "(magic, version, size or fingerprint) differs; expected "
-              "fingerprint %#llx, found %#llx [weights marker]",
-              {fields[0], fields[2]});
+        print(mb, message.format, message.args);
+        checks->addCase(cast<ConstantInt>(c32(message.check)), at);
+      }
       IRBuilder<> ob(other);
-      print(ob,
-            "error " + std::to_string(kWeightsStatusCode) +
-                ": the weights blob does not match this object",
-            {});
-    }
+      print(ob, "error " + std::to_string(statusCode) + ": " + fallback, {});
+    };
+    if (weights && weights->mode == WeightsMode::External)
+      byCheck(kWeightsStatusCode, "weights",
+              {{int32_t(WeightsCheck::Pointer),
+                "the weights pointer must be non-NULL and aligned to %lld "
+                "bytes, got address %#llx [weights pointer]",
+                {fields[0], fields[2]}},
+               {int32_t(WeightsCheck::Size),
+                "the weights blob has %lld bytes, but this object needs "
+                "%lld [weights size]",
+                {fields[2], fields[0]}},
+               {int32_t(WeightsCheck::Marker),
+                "the weights blob does not match this object: its header "
+                "(magic, version, size or fingerprint) differs; expected "
+                "fingerprint %#llx, found %#llx [weights marker]",
+                {fields[0], fields[2]}}},
+              "the weights blob does not match this object");
+    if (workspaceBytes)
+      byCheck(kWorkspaceStatusCode, "workspace",
+              {{int32_t(WorkspaceCheck::Pointer),
+                "the workspace pointer must be non-NULL and aligned to %lld "
+                "bytes, got address %#llx [workspace pointer]",
+                {fields[0], fields[2]}},
+               {int32_t(WorkspaceCheck::Size),
+                "the workspace has %llu bytes, but this object needs at "
+                "least %lld [workspace size]",
+                {fields[2], fields[0]}},
+               {int32_t(WorkspaceCheck::Allocation),
+                "could not allocate the workspace of %lld bytes [workspace "
+                "allocation]",
+                {fields[0]}}},
+              kWorkspaceStatusMeaning.str());
     IRBuilder<> ub(unknown);
     print(ub, "error %d: unknown status code", {code});
   }
@@ -866,8 +1041,8 @@ void EntryPointEmitter::emitErrorMessage() {
 }
 
 Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
-                              StringRef kernelName,
-                              const WeightsPlan *weights) {
+                              StringRef kernelName, const WeightsPlan *weights,
+                              uint64_t workspaceBytes) {
   Function *kernel = module.getFunction(kernelName);
   if (!kernel)
     return createStringError(inconvertibleErrorCode(),
@@ -883,6 +1058,8 @@ Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
       expected += 3 + 2 * weights->constants[c].type.rank();
   if (hasDataDependentGuards(contract))
     expected += 5; // the status buffer, memref<2xi64>
+  if (workspaceBytes)
+    expected += 5; // the workspace, memref<Nxi8>
   if (kernel->arg_size() != expected || !kernel->getReturnType()->isVoidTy())
     return createStringError(
         inconvertibleErrorCode(),
@@ -890,7 +1067,18 @@ Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
         "returns a value; the outputs were not bufferized in place",
         kernelName.str().c_str(), kernel->arg_size(), expected);
   kernel->setLinkage(GlobalValue::InternalLinkage);
-  EntryPointEmitter emitter(module, contract, kernel, weights);
+  if (workspaceBytes) {
+    // The workspace's aligned pointer (its memref's second field): every
+    // entry point passes a 64-byte aligned block of its own.
+    unsigned aligned = kernel->arg_size() - 4;
+    kernel->addParamAttr(aligned, Attribute::NoAlias);
+    kernel->addParamAttr(aligned, Attribute::getWithAlignment(
+                                      module.getContext(),
+                                      Align(kWorkspaceAlignment)));
+    // Two entry points call it: one copy of the kernel, not two.
+    kernel->addFnAttr(Attribute::NoInline);
+  }
+  EntryPointEmitter emitter(module, contract, kernel, weights, workspaceBytes);
   emitter.emitRun();
   emitter.emitOutputShapes();
   emitter.emitErrorMessage();

@@ -1,4 +1,5 @@
 //===- HeaderEmitter.cpp - The generated C99 header -----------------------===//
+#include "txc/Pipeline/Workspace.h"
 #include "txc/Support/Version.h"
 #include "txc/Target/AbiEmitter.h"
 #include "txc/Target/ArtifactInfo.h"
@@ -68,6 +69,45 @@ typedef char txc_check_status_layout[(sizeof(txc_status) == )"
 #error "headers of different txc ABI versions are included together"
 #endif /* TXC_ABI_VERSION */
 
+)";
+}
+
+/// The workspace macros and the run entry point that takes a workspace.
+static void emitWorkspace(llvm::raw_ostream &os, const Contract &contract,
+                          const ArtifactInfo &info, llvm::StringRef macro) {
+  bool external =
+      info.weights && info.weights->mode == WeightsMode::External;
+  std::string run =
+      external ? runWithWeightsSymbol(contract) : contract.runSymbol();
+  os << R"(
+/* Workspace (docs/abi.md): scratch memory for the large temporaries.
+   )" << run << R"( allocates it on every call;
+   )" << runWithWorkspaceSymbol(contract, external)
+     << R"( takes the caller's: at least
+   )" << macro << R"(_WORKSPACE_BYTES bytes aligned to
+   )" << macro << R"(_WORKSPACE_ALIGN, used by one call at a time
+   and overlapping no tensor. When the program needs none (0 bytes), any
+   pointer, NULL included, is accepted. */
+#ifndef TXC_E_WORKSPACE
+#define TXC_E_WORKSPACE )"
+     << kWorkspaceStatusCode << " /* " << kWorkspaceStatusMeaning << R"( */
+#endif
+#define )"
+     << macro << "_WORKSPACE_BYTES UINT64_C(" << info.workspaceBytes << ")\n"
+     << "#define " << macro << "_WORKSPACE_ALIGN " << kWorkspaceAlignment
+     << R"(
+
+/* As )" << run
+     << R"(, in the given workspace: returns TXC_E_WORKSPACE before the
+   guards if it is NULL, misaligned or smaller than
+   )" << macro << R"(_WORKSPACE_BYTES. */
+int32_t )"
+     << runWithWorkspaceSymbol(contract, external) << "(";
+  if (external)
+    os << "const void *weights, size_t weights_size,\n    ";
+  os << R"(const txc_tensor *inputs, int64_t num_inputs,
+    txc_tensor *outputs, int64_t num_outputs, txc_status *status,
+    void *workspace, size_t workspace_bytes);
 )";
 }
 
@@ -176,6 +216,7 @@ int32_t )" << contract.runSymbol()
     txc_tensor *outputs, int64_t num_outputs, txc_status *status);
 )";
   }
+  emitWorkspace(os, contract, info, macro);
   os << R"(
 /* Checks the input guards and writes each output's dtype, rank and dims
    (outputs[i].data and size_bytes are not used). */

@@ -5,6 +5,7 @@
 // environment, so compiling twice gives identical bytes.
 //
 //===----------------------------------------------------------------------===//
+#include "txc/Pipeline/Workspace.h"
 #include "txc/Program/ProgramJson.h"
 #include "txc/Support/Version.h"
 #include "txc/Target/AbiEmitter.h"
@@ -174,6 +175,8 @@ std::string txc::emitManifest(const Contract &contract,
     entryPoints["run_with_weights"] = runWithWeightsSymbol(contract);
   else
     entryPoints["run"] = contract.runSymbol();
+  entryPoints["run_with_workspace"] =
+      runWithWorkspaceSymbol(contract, external);
   entryPoints["output_shapes"] = contract.shapesSymbol();
   entryPoints["error_message"] = contract.messageSymbol();
   manifest["entry_points"] = std::move(entryPoints);
@@ -181,7 +184,9 @@ std::string txc::emitManifest(const Contract &contract,
                      {"max_rank", AbiLayout::kMaxRank},
                      {"tensor_descriptor_bytes", AbiLayout::kTensorSize},
                      {"status_bytes", AbiLayout::kStatusSize},
-                     {"layout", "dense row-major, no strides"}};
+                     {"layout", "dense row-major, no strides"},
+                     {"workspace_bytes", info.workspaceBytes},
+                     {"workspace_alignment", kWorkspaceAlignment}};
 
   // Where each symbol's value comes from: the guard that defines it.
   json symbols = json::array();
@@ -256,6 +261,10 @@ std::string txc::emitManifest(const Contract &contract,
     codes.push_back({{"code", kWeightsStatusCode},
                      {"name", kWeightsStatusMacro.str()},
                      {"meaning", kWeightsStatusMeaning.str()}});
+  if (info.workspaceBytes)
+    codes.push_back({{"code", kWorkspaceStatusCode},
+                     {"name", kWorkspaceStatusMacro.str()},
+                     {"meaning", kWorkspaceStatusMeaning.str()}});
   manifest["status_codes"] = std::move(codes);
 
   manifest["numerics"] = {

@@ -28,6 +28,7 @@
 #include "JsonReader.h"
 
 #include "txc/Program/DType.h"
+#include "txc/Target/AbiEmitter.h"
 #include "txc/Tools/Calls.h"
 #include "txc/Tools/ManifestReader.h"
 
@@ -35,6 +36,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -161,6 +163,30 @@ std::set<std::string> enabledFeatures(llvm::StringRef features) {
   return enabled;
 }
 
+/// The manifest's `abi` without the workspace's entries, which
+/// compareWorkspace classifies by themselves.
+json withoutWorkspace(json abi) {
+  if (abi.is_object()) {
+    abi.erase("workspace_bytes");
+    abi.erase("workspace_alignment");
+  }
+  return abi;
+}
+
+/// The status codes without TXC_E_WORKSPACE, listed only when the program
+/// needs a workspace (compareWorkspace reports that change).
+json withoutWorkspaceCode(json codes) {
+  if (codes.is_array())
+    codes.erase(std::remove_if(codes.begin(), codes.end(),
+                               [](const json &code) {
+                                 return code.is_object() &&
+                                        code.value("code", json()) ==
+                                            json(kWorkspaceStatusCode);
+                               }),
+                codes.end());
+  return codes;
+}
+
 class Differ {
 public:
   Differ(const Manifest &oldM, const Manifest &newM, const json &oldJson,
@@ -188,6 +214,8 @@ private:
   void compareProgram();
   void compareTarget();
   void compareFixedSections();
+  /// The workspace size: growing breaks callers of ..._run_with_workspace.
+  void compareWorkspace();
   void matchSymbols();
   void compareTensors(bool outputs);
   void compareTensorPair(bool outputs, size_t oi, size_t ni);
@@ -294,12 +322,15 @@ void Differ::compareFixedSections() {
             ", ...): callers no longer "
             "link",
         "/entry_points");
-  if (oj.value("abi", json()) != nj.value("abi", json()))
+  json oldAbi = withoutWorkspace(oj.value("abi", json()));
+  json newAbi = withoutWorkspace(nj.value("abi", json()));
+  if (oldAbi != newAbi)
     add(ChangeClass::Breaking, "abi",
-        "the ABI changed: " + nj.value("abi", json()).dump() + " (was " +
-            oj.value("abi", json()).dump() + ")",
+        "the ABI changed: " + newAbi.dump() + " (was " + oldAbi.dump() + ")",
         "/abi");
-  if (oj.value("status_codes", json()) != nj.value("status_codes", json()))
+  compareWorkspace();
+  if (withoutWorkspaceCode(oj.value("status_codes", json())) !=
+      withoutWorkspaceCode(nj.value("status_codes", json())))
     add(ChangeClass::Breaking, "status-codes",
         "the status codes changed: callers may misread a returned status",
         "/status_codes");
@@ -319,6 +350,34 @@ void Differ::compareFixedSections() {
               " (was " + a.dump() + ")",
           b.is_null() ? "/numerics" : "/numerics/" + key, b.is_null());
   }
+}
+
+void Differ::compareWorkspace() {
+  // Absent in manifests of txc before the workspace: none.
+  auto bytesOf = [](const json &manifest) {
+    json abi = manifest.value("abi", json::object());
+    return abi.is_object() ? abi.value("workspace_bytes", uint64_t(0))
+                           : uint64_t(0);
+  };
+  uint64_t a = bytesOf(oj), b = bytesOf(nj);
+  if (a == b)
+    return;
+  std::string sizes = "the workspace is now " + std::to_string(b) +
+                      " bytes (was " + std::to_string(a) + ")";
+  std::string withWorkspace =
+      nj.value("entry_points", json::object())
+          .value("run_with_workspace", n.contract.entryPrefix +
+                                           "_run_with_workspace");
+  if (b > a)
+    add(ChangeClass::Breaking, "workspace-grown",
+        sizes + ": callers of " + withWorkspace +
+            " that pass a workspace of the old size get TXC_E_WORKSPACE; " +
+            n.contract.runSymbol() + " allocates its own",
+        "/abi/workspace_bytes");
+  else
+    add(ChangeClass::Compatible, "workspace-shrunk",
+        sizes + ": workspaces of the old size are still large enough",
+        "/abi/workspace_bytes");
 }
 
 void Differ::matchSymbols() {

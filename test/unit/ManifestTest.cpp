@@ -94,11 +94,13 @@ TEST_F(LinearArtifact, ManifestKeyOrder) {
                 {"triple", "cpu", "cpu_from_host", "features", "opt_level"}));
   EXPECT_EQ(
       keysOf(manifest["entry_points"]),
-      std::vector<std::string>({"run", "output_shapes", "error_message"}));
+      std::vector<std::string>(
+          {"run", "run_with_workspace", "output_shapes", "error_message"}));
   EXPECT_EQ(keysOf(manifest["abi"]),
-            std::vector<std::string>({"version", "max_rank",
-                                      "tensor_descriptor_bytes", "status_bytes",
-                                      "layout"}));
+            std::vector<std::string>(
+                {"version", "max_rank", "tensor_descriptor_bytes",
+                 "status_bytes", "layout", "workspace_bytes",
+                 "workspace_alignment"}));
   EXPECT_EQ(keysOf(manifest["symbols"][0]),
             std::vector<std::string>({"name", "min", "max", "multiple_of",
                                       "determined_by", "location"}));

@@ -77,12 +77,14 @@ public:
   /// The optimized LLVM module with the ABI entry points: what `txc
   /// compile` prints for --emit llvm and generates code from. `weights`
   /// places the stored constants (planWeights); embedded ones are globals
-  /// with placeholder zeros until the object is filled.
+  /// with placeholder zeros until the object is filled. The kernel's
+  /// workspace size goes to `workspaceBytes` if not null.
   std::unique_ptr<llvm::Module>
   buildLLVMModule(const CheckedProgram &checked, llvm::LLVMContext &llvmContext,
                   llvm::TargetMachine &machine, const PipelineOptions &options,
                   DiagnosticEngine &diags, mlir::TimingScope &timing,
-                  const WeightsPlan &weights);
+                  const WeightsPlan &weights,
+                  uint64_t *workspaceBytes = nullptr);
 
   /// The bytes of the object `txc compile` writes for `spec` (whose
   /// optLevel is also the pipeline's), with embedded weights.

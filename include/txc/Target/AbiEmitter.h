@@ -5,6 +5,8 @@
 //   int32_t <p>_run(const txc_tensor *inputs, int64_t num_inputs,
 //                   txc_tensor *outputs, int64_t num_outputs,
 //                   txc_status *status);
+//   int32_t <p>_run_with_workspace(..the same.., void *workspace,
+//                                  size_t workspace_bytes);
 //   int32_t <p>_output_shapes(const txc_tensor *inputs, int64_t num_inputs,
 //                             txc_tensor *outputs, int64_t num_outputs,
 //                             txc_status *status);
@@ -53,13 +55,37 @@ struct AbiLayout {
 
 struct WeightsPlan;
 
+/// The status code of the run entry points when the workspace is unusable:
+/// the caller's is NULL, misaligned or too small, or <p>_run could not
+/// allocate one.
+inline constexpr int32_t kWorkspaceStatusCode = 13;
+inline constexpr llvm::StringLiteral kWorkspaceStatusMacro = "TXC_E_WORKSPACE";
+inline constexpr llvm::StringLiteral kWorkspaceStatusMeaning =
+    "the workspace is NULL, misaligned or too small, or could not be "
+    "allocated";
+/// Which check failed, in txc_status.dim.
+enum class WorkspaceCheck : int32_t { Pointer = 0, Size = 1, Allocation = 2 };
+
+/// "<p>_run_with_workspace", or "<p>_run_with_weights_and_workspace" with
+/// external weights.
+inline std::string runWithWorkspaceSymbol(const Contract &contract,
+                                          bool externalWeights) {
+  return contract.entryPrefix + (externalWeights
+                                     ? "_run_with_weights_and_workspace"
+                                     : "_run_with_workspace");
+}
+
 /// Emits the entry points into `module`, which must contain the lowered
 /// kernel `kernelName` (made internal here). `weights` says where the
 /// program's stored constants (the kernel's arguments after the inputs)
 /// are; with external weights <p>_run_with_weights replaces <p>_run.
+/// `workspaceBytes` is the size of the kernel's workspace, its last
+/// argument (none if 0): <p>_run allocates it per call, the
+/// ..._with_workspace variant takes the caller's.
 llvm::Error emitAbiEntryPoints(llvm::Module &module, const Contract &contract,
                                llvm::StringRef kernelName,
-                               const WeightsPlan *weights = nullptr);
+                               const WeightsPlan *weights = nullptr,
+                               uint64_t workspaceBytes = 0);
 
 } // namespace txc
 

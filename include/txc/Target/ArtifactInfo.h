@@ -20,6 +20,8 @@ struct ArtifactInfo {
   const Program *program = nullptr;
   const WeightsPlan *weights = nullptr;
   std::string weightsFile; ///< external weights: the blob's file name
+  /// The kernel's workspace (docs/abi.md); 0 if it needs none.
+  uint64_t workspaceBytes = 0;
 };
 
 /// The C99 header declaring the artifact's entry points (docs/abi.md).
