@@ -158,6 +158,7 @@ public:
   void tileMatmul(linalg::LinalgOp op);
   void tileElementwise(linalg::LinalgOp op);
   void tileConvolution(linalg::Conv2DNchwFchwOp op);
+  bool tileConvolutionAsMatmuls(linalg::Conv2DNchwFchwOp op);
   /// Softmax-like chains: an elementwise op consuming reductions along its
   /// innermost dimension. Returns false if `op` is not the root of one.
   bool tileRowChain(linalg::LinalgOp op);
@@ -914,12 +915,175 @@ void Strategy::tileRowOps(scf::ForOp rowLoop, unsigned elementBits) {
   }
 }
 
-/// NCHW convolutions: one output row of one image per tile, OW columns
+/// The filter [F][C][KH][KW] of a convolution copied to
+/// [F/fc][KH][KW][C][fc]: the fc filter values a register tile broadcasts
+/// in one reduction step (one kh, kw, c) become adjacent, one cache line,
+/// instead of fc values C*KH*KW elements apart; and the [C][fc] slice of
+/// one (kh, kw) is contiguous. Copied once per call.
+Value packFilter(RewriterBase &rewriter, Location loc, Value filter,
+                 int64_t fc) {
+  auto type = cast<RankedTensorType>(filter.getType());
+  ArrayRef<int64_t> shape = type.getShape(); // F, C, KH, KW
+  int64_t strips = shape[0] / fc, c = shape[1], kh = shape[2], kw = shape[3];
+  Type element = type.getElementType();
+  Value expanded = rewriter.create<tensor::ExpandShapeOp>(
+      loc, RankedTensorType::get({strips, fc, c, kh, kw}, element), filter,
+      ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
+  Value empty = rewriter.create<tensor::EmptyOp>(
+      loc, ArrayRef<int64_t>{strips, kh, kw, c, fc}, element);
+  MLIRContext *context = rewriter.getContext();
+  AffineExpr s, h, w, ch, r;
+  bindDims(context, s, h, w, ch, r);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(5, 0, {s, r, ch, h, w}, context),
+      AffineMap::getMultiDimIdentityMap(5, context)};
+  SmallVector<utils::IteratorType> parallel(5, utils::IteratorType::parallel);
+  auto pack = rewriter.create<linalg::GenericOp>(
+      loc, TypeRange{empty.getType()}, ValueRange{expanded}, ValueRange{empty},
+      maps, parallel, [](OpBuilder &b, Location loc, ValueRange args) {
+        b.create<linalg::YieldOp>(loc, args[0]);
+      });
+  // One vector of fc per step (a strided read of fc scalars).
+  auto tiled = tile(rewriter, pack, {1, 1, 1, 1, 0});
+  return succeeded(tiled) ? tiled->replacements[0] : pack.getResult(0);
+}
+
+/// The slice of `source` at `offsets` of `sizes`, as a 2-D tensor of
+/// `shape` (the sizes without the dims the caller drops; a matmul operand
+/// of 1 column stays 2-D).
+Value sliceOf(OpBuilder &b, Location loc, Value source,
+              ArrayRef<OpFoldResult> offsets, ArrayRef<int64_t> sizes,
+              ArrayRef<int64_t> shape) {
+  SmallVector<OpFoldResult> sizeValues =
+      getAsIndexOpFoldResult(b.getContext(), sizes);
+  SmallVector<OpFoldResult> strides(sizes.size(), b.getIndexAttr(1));
+  auto type = RankedTensorType::get(
+      shape, cast<RankedTensorType>(source.getType()).getElementType());
+  return b.create<tensor::ExtractSliceOp>(loc, type, source, offsets,
+                                          sizeValues, strides);
+}
+
+/// Rewrites one tile of a convolution with unit column stride (one image,
+/// fc output channels, one output row, wc columns, all of C, KH, KW) as
+/// KH*KW matmuls: for each (kh, kw), out[f][w] += sum over c of
+/// packed[f/fc][kh][kw][c][f%fc] * in[c][kh*DH][w + kw*DW], in the tile's
+/// input slice. The matmul (a matmul_transpose_a: the packed filter slice
+/// is [C][fc]) is returned for register tiling; its [fc][wc] accumulator
+/// is the same for all KH*KW steps, so it stays in registers.
+Operation *rewriteConvolutionTile(RewriterBase &rewriter,
+                                  linalg::Conv2DNchwFchwOp conv,
+                                  Value packed, Value firstFilter,
+                                  int64_t fc) {
+  Location loc = conv.getLoc();
+  Value input = conv.getDpsInputs()[0], out = conv.getDpsInits()[0];
+  SmallVector<int64_t> sizes =
+      cast<linalg::LinalgOp>(conv.getOperation()).getStaticLoopRanges();
+  int64_t wc = sizes[3], c = sizes[4], kh = sizes[5], kw = sizes[6];
+  auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
+  rewriter.setInsertionPoint(conv);
+  OpFoldResult zero = rewriter.getIndexAttr(0);
+  SmallVector<OpFoldResult> outOffsets(4, zero);
+  Value acc =
+      sliceOf(rewriter, loc, out, outOffsets, {1, fc, 1, wc}, {fc, wc});
+  AffineExpr d0 = rewriter.getAffineDimExpr(0);
+  OpFoldResult strip = affine::makeComposedFoldedAffineApply(
+      rewriter, loc, d0.floorDiv(fc), {OpFoldResult(firstFilter)});
+  Value lower = rewriter.create<arith::ConstantIndexOp>(loc, 0);
+  Value step = rewriter.create<arith::ConstantIndexOp>(loc, 1);
+  Value rows = rewriter.create<arith::ConstantIndexOp>(loc, kh);
+  Value cols = rewriter.create<arith::ConstantIndexOp>(loc, kw);
+  Operation *matmul = nullptr;
+  auto buildStep = [&](OpBuilder &b, Location loc, Value row, Value col,
+                       Value stepAcc) {
+    OpFoldResult inRow = affine::makeComposedFoldedAffineApply(
+        b, loc, d0 * dilations[0], {OpFoldResult(row)});
+    OpFoldResult inCol = affine::makeComposedFoldedAffineApply(
+        b, loc, d0 * dilations[1], {OpFoldResult(col)});
+    Value inSlice =
+        sliceOf(b, loc, input, {zero, zero, inRow, inCol}, {1, c, 1, wc},
+                {c, wc});
+    Value filterSlice = sliceOf(b, loc, packed, {strip, row, col, zero, zero},
+                                {1, 1, 1, c, fc}, {c, fc});
+    matmul = b.create<linalg::MatmulTransposeAOp>(
+        loc, stepAcc.getType(), ValueRange{filterSlice, inSlice}, stepAcc);
+    b.create<scf::YieldOp>(loc, matmul->getResults());
+  };
+  auto rowLoop = rewriter.create<scf::ForOp>(
+      loc, lower, rows, step, ValueRange{acc},
+      [&](OpBuilder &b, Location loc, Value row, ValueRange rowAcc) {
+        auto colLoop = b.create<scf::ForOp>(
+            loc, lower, cols, step, rowAcc,
+            [&](OpBuilder &b, Location loc, Value col, ValueRange colAcc) {
+              buildStep(b, loc, row, col, colAcc[0]);
+            });
+        b.create<scf::YieldOp>(loc, colLoop.getResults());
+      });
+  SmallVector<OpFoldResult> outSizes =
+      getAsIndexOpFoldResult(rewriter.getContext(), {1, fc, 1, wc});
+  SmallVector<OpFoldResult> unitStrides(4, rewriter.getIndexAttr(1));
+  Value result = rewriter.create<tensor::InsertSliceOp>(
+      loc, rowLoop.getResult(0), out, outOffsets, outSizes, unitStrides);
+  rewriter.replaceOp(conv, result);
+  return matmul;
+}
+
+/// NCHW f32 convolutions with unit column stride and a multiple of 4
+/// output channels run as matmuls on a packed filter: tiles of one output
+/// row by wc columns and 4 output channels (rewriteConvolutionTile), whose
+/// reduction over (kh, kw, c) is a register tile of outer products like a
+/// matmul's: 4 broadcasts of adjacent filter values and 2 vector loads of
+/// an input row per step, 8 accumulators in registers (8 channels by 16
+/// columns would need all 16 registers for accumulators and spills).
+/// Returns false (nothing changed) for convolutions it does not handle.
+bool Strategy::tileConvolutionAsMatmuls(linalg::Conv2DNchwFchwOp op) {
+  SmallVector<int64_t> sizes =
+      cast<linalg::LinalgOp>(op.getOperation()).getStaticLoopRanges();
+  // (n, f, oh, ow, c, kh, kw)
+  if (llvm::is_contained(sizes, 0) || ShapedType::isDynamic(sizes[1]) ||
+      ShapedType::isDynamic(sizes[3]) ||
+      llvm::any_of(ArrayRef(sizes).drop_front(4), ShapedType::isDynamic))
+    return false;
+  bool allF32 = llvm::all_of(op->getOperandTypes(), [](Type type) {
+    return getElementTypeOrSelf(type).isF32();
+  });
+  auto strides = llvm::to_vector(op.getStrides().getValues<int64_t>());
+  constexpr int64_t fc = 4;
+  if (!allF32 || strides[1] != 1 || sizes[1] % fc != 0)
+    return false;
+  rewriter.setInsertionPoint(op);
+  Value packed = packFilter(rewriter, op.getLoc(), op.getDpsInputs()[1], fc);
+  // Columns in parts of 2 vectors, then at most one part each of 8, 4, 2
+  // and 1: a tile of 14 columns would be a vector<14>, which LLVM
+  // scalarizes (2.3x slower at 14x14).
+  Operation *rest = op;
+  for (int64_t cols = 2 * target.lanes(32); cols >= 1 && rest; cols /= 2) {
+    auto [part, tail] = splitForTiles(rest, 3, cols);
+    rest = tail;
+    if (!part)
+      continue;
+    auto tiled = tile(rewriter, part, {1, fc, 1, cols, 0, 0, 0});
+    if (failed(tiled))
+      return true; // the part stays a whole convolution, lowered to loops
+    Value firstFilter =
+        cast<scf::ForOp>(tiled->loops[1].getOperation()).getInductionVar();
+    Operation *matmul = rewriteConvolutionTile(
+        rewriter, cast<linalg::Conv2DNchwFchwOp>(tiled->tiledOps.back()),
+        packed, firstFilter, fc);
+    tileRegisters(matmul, 0, 1, fc, cols);
+  }
+  return true;
+}
+
+/// NCHW convolutions that tileConvolutionAsMatmuls does not take (strided
+/// columns, output channels not a multiple of 4, other element types):
+/// one output row of one image per tile, OW columns
 /// (up to 16) by up to 8 output channels, and one kernel row per step of a
 /// reduction loop, so that the tile is a 1-D convolution (decomposed below)
 /// that vectorizes along the row with the accumulators in registers.
 /// Without this, the 7 loops run scalar with the accumulator in memory.
 void Strategy::tileConvolution(linalg::Conv2DNchwFchwOp op) {
+  if (tileConvolutionAsMatmuls(op))
+    return;
   SmallVector<int64_t> sizes =
       cast<linalg::LinalgOp>(op.getOperation()).getStaticLoopRanges();
   // (n, f, oh, ow, c, kh, kw)
