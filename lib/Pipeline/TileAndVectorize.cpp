@@ -129,6 +129,31 @@ FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, Operation *op,
   return result;
 }
 
+/// Tiles `root` by `sizes`, fuses the producers that `fuse` accepts (all
+/// by default) into the innermost loop, and replaces `root`'s results.
+/// Fails if nothing was tiled.
+FailureOr<scf::SCFTileAndFuseResult>
+tileAndFuse(RewriterBase &rewriter, Operation *root, ArrayRef<int64_t> sizes,
+            function_ref<bool(Operation *)> fuse = nullptr) {
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setTileSizes(
+      getAsIndexOpFoldResult(root->getContext(), sizes));
+  if (fuse)
+    options.setFusionControlFn(
+        [&](tensor::ExtractSliceOp, OpResult producer, bool) {
+          return std::make_tuple(fuse(producer.getOwner()), false);
+        });
+  rewriter.setInsertionPoint(root);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(root), options);
+  if (failed(fused) || fused->loops.empty())
+    return failure();
+  for (auto [original, replacement] : fused->replacements)
+    rewriter.replaceAllUsesWith(original, replacement);
+  return fused;
+}
+
 /// Peels `loop` so that its main part runs only full tiles; the remainder
 /// iteration (if any) is returned.
 scf::ForOp peel(RewriterBase &rewriter, LoopLikeOpInterface loopLike) {
@@ -303,18 +328,7 @@ bool Strategy::tileSmallMatmul(linalg::LinalgOp op, unsigned m,
   SmallVector<int64_t> rows(root.getNumLoops(), 0);
   for (unsigned d = 0; d <= m; ++d)
     rows[d] = 1;
-  scf::SCFTileAndFuseOptions options;
-  options.tilingOptions.setTileSizes(
-      getAsIndexOpFoldResult(op->getContext(), rows));
-  rewriter.setInsertionPoint(root);
-  FailureOr<scf::SCFTileAndFuseResult> fused =
-      scf::tileConsumerAndFuseProducersUsingSCF(
-          rewriter, cast<TilingInterface>(root.getOperation()), options);
-  if (failed(fused))
-    return false;
-  for (auto [original, replacement] : fused->replacements)
-    rewriter.replaceAllUsesWith(original, replacement);
-  return true;
+  return succeeded(tileAndFuse(rewriter, root, rows));
 }
 
 /// The elementwise op that is the only reader of `matmul`'s result and reads
@@ -535,23 +549,12 @@ Strategy::tileEpilogue(Operation *epilogue, ArrayRef<int64_t> sizes) {
   if (!matmul)
     return failure();
   Operation *init = matmul.getDpsInitOperand(0)->get().getDefiningOp();
-  scf::SCFTileAndFuseOptions options;
-  options.tilingOptions.setTileSizes(
-      getAsIndexOpFoldResult(epilogue->getContext(), sizes));
-  options.setFusionControlFn(
-      [&](tensor::ExtractSliceOp, OpResult producer, bool) {
-        Operation *owner = producer.getOwner();
-        return std::make_tuple(owner == matmul.getOperation() || owner == init,
-                               false);
-      });
-  rewriter.setInsertionPoint(epilogue);
   FailureOr<scf::SCFTileAndFuseResult> fused =
-      scf::tileConsumerAndFuseProducersUsingSCF(
-          rewriter, cast<TilingInterface>(epilogue), options);
-  if (failed(fused) || fused->loops.empty())
+      tileAndFuse(rewriter, epilogue, sizes, [&](Operation *producer) {
+        return producer == matmul.getOperation() || producer == init;
+      });
+  if (failed(fused))
     return failure();
-  for (auto [original, replacement] : fused->replacements)
-    rewriter.replaceAllUsesWith(original, replacement);
   for (Operation *dead : {epilogue, matmul.getOperation(), init}) {
     if (!dead)
       continue;
@@ -846,22 +849,13 @@ bool Strategy::tileRowChain(linalg::LinalgOp op) {
   // loop: the row stays in cache between the passes over it.
   SmallVector<int64_t> rows(rank, 1);
   rows.back() = 0;
-  scf::SCFTileAndFuseOptions options;
-  options.tilingOptions.setTileSizes(
-      getAsIndexOpFoldResult(op->getContext(), rows));
   llvm::DenseSet<Operation *> fusable = rowChainProducers(op);
-  options.setFusionControlFn(
-      [&](tensor::ExtractSliceOp, OpResult producer, bool) {
-        return std::make_tuple(fusable.contains(producer.getOwner()), false);
-      });
-  rewriter.setInsertionPoint(op);
   FailureOr<scf::SCFTileAndFuseResult> fused =
-      scf::tileConsumerAndFuseProducersUsingSCF(
-          rewriter, cast<TilingInterface>(op.getOperation()), options);
-  if (failed(fused) || fused->loops.empty())
+      tileAndFuse(rewriter, op, rows, [&](Operation *producer) {
+        return fusable.contains(producer);
+      });
+  if (failed(fused))
     return false;
-  for (auto [original, replacement] : fused->replacements)
-    rewriter.replaceAllUsesWith(original, replacement);
   // Fusion recomputes a producer shared by two consumers (exp feeds both
   // the sum and the division in softmax); CSE merges the copies. The
   // canonicalizer may rebuild the loop, so it is found again by a mark.

@@ -32,30 +32,6 @@ int main(void) {
   if (ok)
     printf("specials ok\n");
 
-  /* Every 256th float between -10 and 10 (both signs walk their bits). */
-  enum { kChunk = 1 << 20 };
-  float *xs = malloc(kChunk * 4), *ys = malloc(kChunk * 4);
-  int64_t above = 0, maxUlp = 0, n = 0;
-  uint32_t ranges[2][2] = {{bits(0.0f), bits(10.0f)},
-                           {bits(-0.0f), bits(-10.0f)}};
-  for (int r = 0; r < 2; ++r)
-    for (uint32_t u = ranges[r][0]; u < ranges[r][1];) {
-      int64_t m = 0;
-      for (; m < kChunk && u < ranges[r][1]; ++m, u += 256)
-        xs[m] = from(u);
-      run(xs, ys, m);
-      for (int64_t i = 0; i < m; ++i) {
-        int64_t d = ulps(ys[i], erff(xs[i]));
-        if (d > maxUlp)
-          maxUlp = d;
-        if (d > 5 && above++ < 5)
-          printf("erf(%a) = %a, erff gives %a\n", xs[i], ys[i], erff(xs[i]));
-      }
-      n += m;
-    }
-  printf("arguments: %lld\nabove 5 ulp: %lld\nmax ulp: %lld\n", (long long)n,
-         (long long)above, (long long)maxUlp);
-  free(xs);
-  free(ys);
+  sweep(verf_run, erff, "erf", -10.0f, 10.0f, 5);
   return 0;
 }

@@ -33,31 +33,6 @@ int main(void) {
   if (ok)
     printf("specials ok\n");
 
-  /* Every 256th float between -110 and 95 (both signs walk their bits). */
-  enum { kChunk = 1 << 20 };
-  float *xs = malloc(kChunk * 4), *ys = malloc(kChunk * 4);
-  int64_t above = 0, maxUlp = 0, n = 0;
-  uint32_t ranges[2][2] = {{bits(0.0f), bits(95.0f)},
-                           {bits(-0.0f), bits(-110.0f)}};
-  for (int r = 0; r < 2; ++r)
-    for (uint32_t u = ranges[r][0]; u < ranges[r][1];) {
-      int64_t m = 0;
-      for (; m < kChunk && u < ranges[r][1]; ++m, u += 256)
-        xs[m] = from(u);
-      run(xs, ys, m);
-      for (int64_t i = 0; i < m; ++i) {
-        float want = expf(xs[i]);
-        int64_t d = isinf(want) ? (isinf(ys[i]) ? 0 : 99) : ulps(ys[i], want);
-        if (d > maxUlp)
-          maxUlp = d;
-        if (d > 1 && above++ < 5)
-          printf("exp(%a) = %a, expf gives %a\n", xs[i], ys[i], want);
-      }
-      n += m;
-    }
-  printf("arguments: %lld\nabove 1 ulp: %lld\nmax ulp: %lld\n", (long long)n,
-         (long long)above, (long long)maxUlp);
-  free(xs);
-  free(ys);
+  sweep(vexp_run, expf, "exp", -110.0f, 95.0f, 1);
   return 0;
 }
