@@ -3,6 +3,7 @@
 
 #include "txc/Frontend/Json.h"
 #include "txc/Program/Program.h"
+#include "txc/Support/InputFiles.h"
 #include "txc/Support/SourceFile.h"
 #include "txc/Support/Version.h"
 
@@ -73,7 +74,8 @@ txc::hashReferencedFiles(llvm::StringRef programPath,
   std::vector<std::pair<std::string, std::string>> files;
   auto source = SourceFile::read(programPath, ProgramLimits::kMaxFileBytes);
   if (!source) {
-    error = llvm::toString(source.takeError());
+    error = "cannot read '" + programPath.str() +
+            "': " + takeInputError(source.takeError()).reason;
     return std::nullopt;
   }
   if (sha256Hex((*source)->contents()) != programSha256) {
@@ -104,11 +106,10 @@ txc::hashReferencedFiles(llvm::StringRef programPath,
       resolved = directory;
       path::append(resolved, file->getString());
     }
-    auto bytes = llvm::MemoryBuffer::getFile(resolved, /*IsText=*/false,
-                                             /*RequiresNullTerminator=*/false);
+    auto bytes = mapInputFile(resolved, InputPolicy());
     if (!bytes) {
       error = "cannot read '" + std::string(resolved) +
-              "': " + bytes.getError().message();
+              "': " + takeInputError(bytes.takeError()).reason;
       return std::nullopt;
     }
     files.emplace_back(file->getString(), sha256Hex((*bytes)->getBuffer()));

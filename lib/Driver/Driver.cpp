@@ -8,6 +8,7 @@
 #include "txc/Analysis/Verifier.h"
 #include "txc/Frontend/ProgramReader.h"
 #include "txc/Pipeline/Workspace.h"
+#include "txc/Support/InputFiles.h"
 #include "txc/Support/OutputFiles.h"
 #include "txc/Target/ArtifactInfo.h"
 #include "txc/Target/ObjectEmitter.h"
@@ -260,6 +261,10 @@ openCompileCache(const CompileOptions &options, const CheckedProgram &checked,
                   "the compile cache is not used: " + why);
     return std::nullopt;
   };
+  // Standard input cannot be read again to check, when the result is
+  // stored, that the program did not change while it was compiled.
+  if (options.programPath == kStdioPath)
+    return disabled("the program is read from standard input");
   auto cache = CompileCache::open(options.cacheDir,
                                   options.cacheMaxBytes
                                       ? options.cacheMaxBytes
