@@ -265,10 +265,8 @@ openCompileCache(const CompileOptions &options, const CheckedProgram &checked,
   // stored, that the program did not change while it was compiled.
   if (options.programPath == kStdioPath)
     return disabled("the program is read from standard input");
-  auto cache = CompileCache::open(options.cacheDir,
-                                  options.cacheMaxBytes
-                                      ? options.cacheMaxBytes
-                                      : kDefaultCacheMaxBytes);
+  auto cache = CompileCache::open(
+      options.cacheDir, options.cacheMaxBytes.value_or(kDefaultCacheMaxBytes));
   if (!cache)
     return disabled(llvm::toString(cache.takeError()));
   std::string error;
@@ -367,15 +365,15 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   // A cache hit gives the bytes a compile would write. Objects with stored
   // weights are streamed to their file and can be gigabytes: not cached.
   std::optional<std::pair<CompileCache, std::string>> cache;
-  if (!options.cacheDir.empty() &&
-      (!weights.blobs.empty() || options.externalWeights)) {
+  bool cacheWanted = !options.cacheDir.empty() && options.cacheMaxBytes != 0u;
+  if (cacheWanted && (!weights.blobs.empty() || options.externalWeights)) {
     diags.warning(DiagCategory::IO, "cache", "", Loc(),
                   options.externalWeights
                       ? "the compile cache is not used with --weights "
                         "external"
                       : "the compile cache is not used: the program stores "
                         "weights, which are not cached");
-  } else if (!options.cacheDir.empty()) {
+  } else if (cacheWanted) {
     mlir::TimingScope lookup = root.nest("cache-lookup");
     cache = openCompileCache(options, *checked, *spec, diags);
     // --print-ir-after-all asks for the compile itself.
