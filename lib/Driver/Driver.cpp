@@ -170,8 +170,10 @@ static bool checkDistinctOutputs(const CompileOptions &options,
   for (size_t i = 0; i < std::size(outputs); ++i)
     for (size_t j = i + 1; j < std::size(outputs); ++j) {
       const std::string &a = *outputs[i].second, &b = *outputs[j].second;
-      if (a.empty() || b.empty() || a == "-" || b == "-" ||
-          normalized(a) != normalized(b))
+      // Outputs written in place (-, /dev/null, a FIFO) do not replace
+      // one another.
+      if (a.empty() || b.empty() || normalized(a) != normalized(b) ||
+          isWrittenInPlace(a))
         continue;
       diags.error(DiagCategory::Usage, "usage", "", Loc(),
                   std::string(outputs[i].first) + " and " + outputs[j].first +
