@@ -34,3 +34,6 @@ config.substitutions.append(
 config.substitutions.append(
     ("%expect-exit", "sh " + os.path.join(config.txc_src_root, "test", "lit",
                                           "Inputs", "expect-exit.sh")))
+config.substitutions.append(
+    ("%read-fifo", "sh " + os.path.join(config.txc_src_root, "test", "lit",
+                                        "Inputs", "read-fifo.sh")))

@@ -8,6 +8,7 @@
 #include "txc/Analysis/Verifier.h"
 #include "txc/Frontend/ProgramReader.h"
 #include "txc/Pipeline/Workspace.h"
+#include "txc/Support/InputFiles.h"
 #include "txc/Support/OutputFiles.h"
 #include "txc/Target/ArtifactInfo.h"
 #include "txc/Target/ObjectEmitter.h"
@@ -169,8 +170,10 @@ static bool checkDistinctOutputs(const CompileOptions &options,
   for (size_t i = 0; i < std::size(outputs); ++i)
     for (size_t j = i + 1; j < std::size(outputs); ++j) {
       const std::string &a = *outputs[i].second, &b = *outputs[j].second;
-      if (a.empty() || b.empty() || a == "-" || b == "-" ||
-          normalized(a) != normalized(b))
+      // Outputs written in place (-, /dev/null, a FIFO) do not replace
+      // one another.
+      if (a.empty() || b.empty() || normalized(a) != normalized(b) ||
+          isWrittenInPlace(a))
         continue;
       diags.error(DiagCategory::Usage, "usage", "", Loc(),
                   std::string(outputs[i].first) + " and " + outputs[j].first +
@@ -260,10 +263,12 @@ openCompileCache(const CompileOptions &options, const CheckedProgram &checked,
                   "the compile cache is not used: " + why);
     return std::nullopt;
   };
-  auto cache = CompileCache::open(options.cacheDir,
-                                  options.cacheMaxBytes
-                                      ? options.cacheMaxBytes
-                                      : kDefaultCacheMaxBytes);
+  // Standard input cannot be read again to check, when the result is
+  // stored, that the program did not change while it was compiled.
+  if (options.programPath == kStdioPath)
+    return disabled("the program is read from standard input");
+  auto cache = CompileCache::open(
+      options.cacheDir, options.cacheMaxBytes.value_or(kDefaultCacheMaxBytes));
   if (!cache)
     return disabled(llvm::toString(cache.takeError()));
   std::string error;
@@ -362,15 +367,15 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   // A cache hit gives the bytes a compile would write. Objects with stored
   // weights are streamed to their file and can be gigabytes: not cached.
   std::optional<std::pair<CompileCache, std::string>> cache;
-  if (!options.cacheDir.empty() &&
-      (!weights.blobs.empty() || options.externalWeights)) {
+  bool cacheWanted = !options.cacheDir.empty() && options.cacheMaxBytes != 0u;
+  if (cacheWanted && (!weights.blobs.empty() || options.externalWeights)) {
     diags.warning(DiagCategory::IO, "cache", "", Loc(),
                   options.externalWeights
                       ? "the compile cache is not used with --weights "
                         "external"
                       : "the compile cache is not used: the program stores "
                         "weights, which are not cached");
-  } else if (!options.cacheDir.empty()) {
+  } else if (cacheWanted) {
     mlir::TimingScope lookup = root.nest("cache-lookup");
     cache = openCompileCache(options, *checked, *spec, diags);
     // --print-ir-after-all asks for the compile itself.

@@ -6,6 +6,7 @@
 #include "txc/Program/DType.h"
 #include "txc/Program/Program.h"
 #include "txc/Program/ProgramJson.h"
+#include "txc/Support/InputFiles.h"
 #include "txc/Tools/ManifestReader.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -404,9 +405,10 @@ txc::readCallsFile(llvm::StringRef path, const Contract &contract,
                    DiagnosticEngine &diags) {
   auto file = SourceFile::read(path, ProgramLimits::kMaxFileBytes);
   if (!file) {
-    diags.error(DiagCategory::IO, "io-read", path, Loc(),
-                "cannot read calls file '" + path +
-                    "': " + llvm::errorToErrorCode(file.takeError()).message());
+    std::string name = inputDisplayName(path).str();
+    diags.error(DiagCategory::IO, "io-read", name, Loc(),
+                "cannot read calls file '" + name +
+                    "': " + takeInputError(file.takeError()).reason);
     return std::nullopt;
   }
   diags.addSourceFile(*file);

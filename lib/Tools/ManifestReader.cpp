@@ -4,6 +4,7 @@
 #include "JsonReader.h"
 
 #include "txc/Program/Program.h"
+#include "txc/Support/InputFiles.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -631,9 +632,10 @@ std::unique_ptr<Manifest> txc::readManifestFile(llvm::StringRef path,
                                                 DiagnosticEngine &diags) {
   auto file = SourceFile::read(path, ProgramLimits::kMaxFileBytes);
   if (!file) {
-    diags.error(DiagCategory::IO, "io-read", path, Loc(),
-                "cannot read manifest file '" + path +
-                    "': " + llvm::errorToErrorCode(file.takeError()).message());
+    std::string name = inputDisplayName(path).str();
+    diags.error(DiagCategory::IO, "io-read", name, Loc(),
+                "cannot read manifest file '" + name +
+                    "': " + takeInputError(file.takeError()).reason);
     return nullptr;
   }
   diags.addSourceFile(*file);

@@ -68,7 +68,9 @@ struct CompileOptions {
   /// that changes the output bytes must be part of the cache key
   /// (cacheKeyInputs in Driver.cpp).
   std::string cacheDir;
-  uint64_t cacheMaxBytes = 0; ///< 0 = kDefaultCacheMaxBytes
+  /// --cache-max-bytes; unset = kDefaultCacheMaxBytes. 0 turns the cache
+  /// off: nothing is looked up or stored.
+  std::optional<uint64_t> cacheMaxBytes;
 };
 
 /// A program read and verified, with its contract.
