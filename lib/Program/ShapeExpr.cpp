@@ -446,8 +446,14 @@ private:
       return fail("expected a number, a symbol or '('");
     char c = text[pos];
     if (c == '-') {
+      // Negation nests like a parenthesis: a recursion per sign, so a dim
+      // of a million '-' (a manifest's dims have no length limit) would
+      // overflow the stack.
+      if (++depth > kMaxNesting)
+        return fail("expression nested too deeply");
       size_t opPos = pos++;
       auto operand = parseFactor();
+      --depth;
       if (!operand)
         return std::nullopt;
       auto negated = ShapeExpr::sub(ShapeExpr(), *operand);

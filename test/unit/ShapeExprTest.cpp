@@ -65,6 +65,24 @@ TEST(ShapeExpr, ReportsParseErrorsWithOffsets) {
   EXPECT_EQ(offset, 24u);
 }
 
+// Unary minus nests like parentheses: a manifest's dim of a million '-'
+// signs overflowed the stack of `txc verify` and `txc diff` (the program
+// reader limits dims to 256 characters; the manifest reader does not).
+TEST(ShapeExpr, LimitsNestedNegation) {
+  EXPECT_EQ(parse("--S").toString(names), "S");
+  EXPECT_EQ(parse(std::string(32, '-') + "S").toString(names), "S");
+  std::string error;
+  size_t offset = 0;
+  EXPECT_FALSE(ShapeExpr::parse(std::string(33, '-') + "S", lookup, error,
+                                offset));
+  EXPECT_EQ(error, "expression nested too deeply");
+  EXPECT_EQ(offset, 32u);
+  EXPECT_FALSE(ShapeExpr::parse(std::string(1 << 22, '-') + "S", lookup,
+                                error, offset));
+  EXPECT_FALSE(ShapeExpr::parse(std::string(1 << 22, '(') + "S", lookup,
+                                error, offset));
+}
+
 TEST(ShapeExpr, EvaluatesWithOverflowChecks) {
   EXPECT_EQ(parse("2*S+1").evaluate({0, 5, 0}), 11);
   EXPECT_EQ(parse("B*S").evaluate({3, 4, 0}), 12);
