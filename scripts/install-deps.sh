@@ -12,6 +12,7 @@ packages=(
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libssl-dev
   python3 python3-jsonschema python3-numpy
+  clang-19 libclang-rt-19-dev   # the libFuzzer harnesses (scripts/fuzz.sh)
 )
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(libopenblas-dev libeigen3-dev libdnnl-dev python3-torch

@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # Builds txc and runs the whole test suite (unit tests, lit tests for
-# diagnostics and IR, end-to-end runs of compiled objects).
+# diagnostics and IR, end-to-end runs of compiled objects), then the
+# libFuzzer harnesses (each regression input, then a short run of each:
+# $TXC_FUZZ_SECONDS, default 60) and the sanitizer build's tests
+# (docs/testing.md). Every part runs even when an earlier one fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
 build_dir=${TXC_BUILD_DIR:-build}
-ctest --test-dir "$build_dir" --output-on-failure -j2
+status=0
+ctest --test-dir "$build_dir" --output-on-failure -j2 || status=1
+scripts/fuzz.sh "${TXC_FUZZ_SECONDS:-60}" || status=1
+scripts/sanitize.sh || status=1
+exit $status

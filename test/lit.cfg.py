@@ -17,6 +17,10 @@ config.environment["PATH"] = os.pathsep.join(
     [config.txc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
 # Deterministic, locale-independent output.
 config.environment["LC_ALL"] = "C"
+# The sanitizer build (TXC_SANITIZE, scripts/sanitize.sh): txc and the test
+# tools run under ASan and UBSan, and a report fails the test.
+if config.txc_sanitize:
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
 
 samples = os.path.join(config.txc_src_root, "samples")
 harness = os.path.join(config.txc_src_root, "test", "e2e", "harness")

@@ -386,10 +386,16 @@ WeightsFile::open(llvm::StringRef path, llvm::StringRef displayName,
                         "cannot read weights file '" + displayName + "': " +
                             takeInputError(buffer.takeError()).reason);
 
+  return fromBuffer(std::move(*buffer), displayName, format);
+}
+
+llvm::Expected<std::unique_ptr<WeightsFile>>
+WeightsFile::fromBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                        llvm::StringRef displayName, Format format) {
   std::unique_ptr<WeightsFile> file(new WeightsFile());
   file->fileFormat = format;
   file->name = displayName.str();
-  file->buffer = std::shared_ptr<llvm::MemoryBuffer>(std::move(*buffer));
+  file->buffer = std::shared_ptr<llvm::MemoryBuffer>(std::move(buffer));
   llvm::ArrayRef<uint8_t> bytes(
       reinterpret_cast<const uint8_t *>(file->buffer->getBufferStart()),
       file->buffer->getBufferSize());

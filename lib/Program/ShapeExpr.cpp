@@ -20,7 +20,10 @@ static bool termLess(const ShapeExpr::Term &a, const ShapeExpr::Term &b) {
   return a.symbols < b.symbols;
 }
 
-/// Sorts and merges terms with equal monomials; nullopt on overflow.
+/// Sorts and merges terms with equal monomials; nullopt on overflow. A
+/// coefficient of INT64_MIN counts as an overflow: it could not be negated,
+/// and toString would write "S-9223372036854775808", which parse rejects
+/// (the literal does not fit), so a manifest could not be read back.
 static std::optional<std::vector<ShapeExpr::Term>>
 canonicalTerms(std::vector<ShapeExpr::Term> terms) {
   std::stable_sort(terms.begin(), terms.end(), termLess);
@@ -36,6 +39,10 @@ canonicalTerms(std::vector<ShapeExpr::Term> terms) {
     }
   }
   llvm::erase_if(result, [](const ShapeExpr::Term &t) { return t.coeff == 0; });
+  if (llvm::any_of(result, [](const ShapeExpr::Term &t) {
+        return t.coeff == kInt64Min;
+      }))
+    return std::nullopt;
   return result;
 }
 
@@ -446,8 +453,14 @@ private:
       return fail("expected a number, a symbol or '('");
     char c = text[pos];
     if (c == '-') {
+      // Negation nests like a parenthesis: a recursion per sign, so a dim
+      // of a million '-' (a manifest's dims have no length limit) would
+      // overflow the stack.
+      if (++depth > kMaxNesting)
+        return fail("expression nested too deeply");
       size_t opPos = pos++;
       auto operand = parseFactor();
+      --depth;
       if (!operand)
         return std::nullopt;
       auto negated = ShapeExpr::sub(ShapeExpr(), *operand);

@@ -452,14 +452,18 @@ bool ManifestParser::parseGuard(const JsonValue &item, const std::string &at,
   g.expression = *expression;
   g.message = *message;
 
+  // A data-dependent guard is about a node's values: it names the input
+  // tensor only when the values are an input's.
   bool needsTensor =
       g.kind != GuardKind::InputCount && g.kind != GuardKind::OutputCount &&
-      g.kind != GuardKind::InputsArray && g.kind != GuardKind::OutputsArray;
+      g.kind != GuardKind::InputsArray && g.kind != GuardKind::OutputsArray &&
+      !isDataDependent(g.kind);
+  bool mayNameTensor = needsTensor || isDataDependent(g.kind);
   bool inputOnly =
       g.kind == GuardKind::DType || g.kind == GuardKind::Rank ||
       g.kind == GuardKind::StaticDim || g.kind == GuardKind::SymbolForm ||
       g.kind == GuardKind::SymbolRange || g.kind == GuardKind::SymbolMultiple ||
-      g.kind == GuardKind::DimEquals;
+      g.kind == GuardKind::DimEquals || isDataDependent(g.kind);
   bool needsDim =
       g.kind == GuardKind::StaticDim || g.kind == GuardKind::SymbolForm ||
       g.kind == GuardKind::SymbolRange || g.kind == GuardKind::SymbolMultiple ||
@@ -469,9 +473,10 @@ bool ManifestParser::parseGuard(const JsonValue &item, const std::string &at,
                      g.kind == GuardKind::SymbolMultiple;
 
   const JsonValue *tensor = item.find("tensor");
-  if (needsTensor != (tensor != nullptr))
-    return fail(needsTensor ? "it names no tensor"
-                            : "a " + *kindName + " guard names no tensor");
+  if (needsTensor && !tensor)
+    return fail("it names no tensor");
+  if (!mayNameTensor && tensor)
+    return fail("a " + *kindName + " guard names no tensor");
   if (tensor) {
     std::string tat = appendPointer(at, "tensor");
     if (!r.isObject(*tensor, tat))
@@ -496,6 +501,12 @@ bool ManifestParser::parseGuard(const JsonValue &item, const std::string &at,
       return fail("a " + *kindName + " guard is about an input");
     if (g.kind == GuardKind::NoAlias && g.side != TensorSide::Output)
       return fail("a no_alias guard is about an output");
+  }
+  if (isDataDependent(g.kind)) {
+    auto node = r.stringAt(item, at, "node");
+    if (!node)
+      return false;
+    g.node = *node;
   }
   const JsonValue *dim = item.find("dim");
   if (needsDim != (dim != nullptr))

@@ -65,6 +65,41 @@ TEST(ShapeExpr, ReportsParseErrorsWithOffsets) {
   EXPECT_EQ(offset, 24u);
 }
 
+// Unary minus nests like parentheses: a manifest's dim of a million '-'
+// signs overflowed the stack of `txc verify` and `txc diff` (the program
+// reader limits dims to 256 characters; the manifest reader does not).
+TEST(ShapeExpr, LimitsNestedNegation) {
+  EXPECT_EQ(parse("--S").toString(names), "S");
+  EXPECT_EQ(parse(std::string(32, '-') + "S").toString(names), "S");
+  std::string error;
+  size_t offset = 0;
+  EXPECT_FALSE(ShapeExpr::parse(std::string(33, '-') + "S", lookup, error,
+                                offset));
+  EXPECT_EQ(error, "expression nested too deeply");
+  EXPECT_EQ(offset, 32u);
+  EXPECT_FALSE(ShapeExpr::parse(std::string(1 << 22, '-') + "S", lookup,
+                                error, offset));
+  EXPECT_FALSE(ShapeExpr::parse(std::string(1 << 22, '(') + "S", lookup,
+                                error, offset));
+}
+
+// Found by txc-dims-fuzzer: S - 2^63 was an expression whose text
+// ("S-9223372036854775808") parse rejects. Coefficients never reach
+// INT64_MIN: it is an overflow, as the literal 2^63 is.
+TEST(ShapeExpr, CoefficientsStayPrintable) {
+  std::string error;
+  size_t offset = 0;
+  EXPECT_FALSE(ShapeExpr::parse("S - 9223372036854775806 - 2", lookup, error,
+                                offset));
+  EXPECT_NE(error.find("overflow"), std::string::npos);
+  EXPECT_FALSE(ShapeExpr::parse("-9223372036854775807*S-S", lookup, error,
+                                offset));
+  EXPECT_FALSE(ShapeExpr::mul(ShapeExpr::constant(-(int64_t(1) << 62)),
+                              ShapeExpr::constant(2)));
+  ShapeExpr lowest = parse("S-9223372036854775807");
+  EXPECT_EQ(parse(lowest.toString(names)), lowest);
+}
+
 TEST(ShapeExpr, EvaluatesWithOverflowChecks) {
   EXPECT_EQ(parse("2*S+1").evaluate({0, 5, 0}), 11);
   EXPECT_EQ(parse("B*S").evaluate({3, 4, 0}), 12);

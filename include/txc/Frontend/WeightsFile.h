@@ -90,6 +90,11 @@ public:
   /// "weights-format".
   static llvm::Expected<std::unique_ptr<WeightsFile>>
   open(llvm::StringRef path, llvm::StringRef displayName, Format format);
+  /// Checks the bytes of a weights file already in memory, as open() does
+  /// those it maps (the libFuzzer harnesses call it).
+  static llvm::Expected<std::unique_ptr<WeightsFile>>
+  fromBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
+             llvm::StringRef displayName, Format format);
 
   ~WeightsFile();
 
