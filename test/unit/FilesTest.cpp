@@ -27,6 +27,19 @@ using test::TempDir;
 
 namespace {
 
+/// A character device that discards what is written to it. /dev/null is the
+/// one users name, but a machine (or container) where something already
+/// replaced it with a regular file has none there, and the test must not
+/// report txc for it: /dev/zero discards writes too.
+std::string discardingDevice() {
+  for (const char *path : {"/dev/null", "/dev/zero"}) {
+    struct stat info;
+    if (::stat(path, &info) == 0 && S_ISCHR(info.st_mode))
+      return path;
+  }
+  return "";
+}
+
 /// The reason of a failed read, or "ok: <bytes>".
 std::string readResult(llvm::StringRef path, const InputPolicy &policy) {
   auto bytes = readInputFile(path, policy);
@@ -172,7 +185,10 @@ TEST(OutputFiles, Destinations) {
   };
   EXPECT_EQ(kindOf("-"), Kind::Stdout);
   EXPECT_EQ(kindOf(dir.file("new.o")), Kind::Replace);
-  EXPECT_EQ(kindOf("/dev/null"), Kind::InPlace);
+  std::string device = discardingDevice();
+  ASSERT_FALSE(device.empty()) << "neither /dev/null nor /dev/zero is a "
+                                  "character device";
+  EXPECT_EQ(kindOf(device), Kind::InPlace);
   EXPECT_EQ(kindOf("/dev/stdout"), Kind::InPlace);
   ASSERT_EQ(::mkfifo(dir.file("fifo").c_str(), 0600), 0);
   EXPECT_EQ(kindOf(dir.file("fifo")), Kind::InPlace);
@@ -191,7 +207,7 @@ TEST(OutputFiles, Destinations) {
   ASSERT_FALSE(bool(directory));
   EXPECT_EQ(llvm::toString(directory.takeError()),
             "cannot write '" + dir.file("sub") + "': it is a directory");
-  EXPECT_TRUE(isWrittenInPlace("/dev/null"));
+  EXPECT_TRUE(isWrittenInPlace(device));
   EXPECT_FALSE(isWrittenInPlace(dir.file("link.o")));
 }
 
