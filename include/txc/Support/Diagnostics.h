@@ -79,6 +79,23 @@ struct Diagnostic {
 
 enum class DiagnosticFormat { Text, Json, Sarif };
 
+/// Text from a program, a manifest, a file name or the command line, made
+/// safe to print on a terminal: control characters (C0 but the tab, DEL,
+/// C1), the line and paragraph separators, bidirectional-override
+/// characters and bytes that are not UTF-8 become escapes (`\n`, `\x1b`,
+/// `\u202e`). Backslashes are kept, so that escaping twice changes nothing.
+std::string escapeForTerminal(llvm::StringRef text);
+
+/// A value for a text report: escaped, and if longer than 256 bytes cut to
+/// its first 64 with an ellipsis and its length (`aaaa… (1048576 bytes)`).
+std::string printableValue(llvm::StringRef value);
+
+/// A message as text diagnostics print it: escaped, each quoted value
+/// ('...') longer than 256 bytes cut like printableValue (`'aaaa…'
+/// (1048576 bytes)`), and the whole message cut after 4096 bytes. JSON and
+/// SARIF keep the message as it is.
+std::string printableMessage(llvm::StringRef message);
+
 /// Collects diagnostics; renders them when asked. Rendering is separate from
 /// reporting so that the same diagnostics can be printed as text, JSON or
 /// SARIF and so that tests can inspect them.
