@@ -299,7 +299,59 @@ static int writeArtifacts(const CompileOptions &options,
   return diags.exitCode();
 }
 
+/// Reports an error of resolveTargetSpec or createTargetMachine as a
+/// target error, with the notes of a TargetOptionError.
+static void reportTargetError(llvm::Error err, DiagnosticEngine &diags) {
+  llvm::handleAllErrors(
+      std::move(err),
+      [&](const TargetOptionError &error) {
+        Diagnostic &diag = diags.error(DiagCategory::Target, "target", "",
+                                       Loc(), error.message);
+        for (const std::string &note : error.notes)
+          diag.addNote(note);
+      },
+      [&](const llvm::ErrorInfoBase &error) {
+        diags.error(DiagCategory::Target, "target", "", Loc(),
+                    error.message());
+      });
+}
+
+/// `--target help`, `--cpu help`, `--features help`: the valid values on
+/// standard output, instead of compiling. Nullopt if none asks for help.
+static std::optional<int> printTargetHelp(const CompileOptions &options,
+                                          DiagnosticEngine &diags) {
+  if (options.triple == "help") {
+    llvm::outs() << describeTargets();
+    return diags.exitCode();
+  }
+  if (options.cpu != "help" && options.features != "help")
+    return std::nullopt;
+  auto print = [&](llvm::Expected<std::string> text) {
+    if (text)
+      llvm::outs() << *text;
+    else if (!diags.hasErrors()) // the same error for both lists
+      reportTargetError(text.takeError(), diags);
+    else
+      llvm::consumeError(text.takeError());
+  };
+  if (options.cpu == "help")
+    print(describeCPUs(options.triple));
+  if (options.features == "help")
+    print(describeFeatures(options.triple));
+  return diags.exitCode();
+}
+
 int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
+  if (std::optional<int> code = printTargetHelp(options, diags))
+    return *code;
+  if (options.programPath.empty()) {
+    diags
+        .error(DiagCategory::Usage, "usage", "", Loc(),
+               "no program file given")
+        .addNote("usage: txc compile PROGRAM [options]; txc compile --help "
+                 "lists the options");
+    return diags.exitCode();
+  }
   if (!checkDistinctOutputs(options, diags))
     return diags.exitCode();
   if (options.externalWeights && options.weightsPath.empty() &&
@@ -329,14 +381,12 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   auto spec = resolveTargetSpec(options.triple, options.cpu, options.features,
                                 options.optLevel);
   if (!spec) {
-    diags.error(DiagCategory::Target, "target", "", Loc(),
-                llvm::toString(spec.takeError()));
+    reportTargetError(spec.takeError(), diags);
     return diags.exitCode();
   }
   auto machine = createTargetMachine(*spec);
   if (!machine) {
-    diags.error(DiagCategory::Target, "target", "", Loc(),
-                llvm::toString(machine.takeError()));
+    reportTargetError(machine.takeError(), diags);
     return diags.exitCode();
   }
 

@@ -61,6 +61,16 @@ static int categoryRank(DiagCategory category) {
   return 0;
 }
 
+Diagnostic &Diagnostic::addNote(const llvm::Twine &text) {
+  Diagnostic note;
+  note.severity = Severity::Note;
+  note.category = category;
+  note.id = id;
+  note.message = text.str();
+  notes.push_back(std::move(note));
+  return *this;
+}
+
 void DiagnosticEngine::addSourceFile(std::shared_ptr<const SourceFile> file) {
   sources.push_back(std::move(file));
 }
@@ -129,6 +139,31 @@ static llvm::StringRef severityName(Severity severity) {
     return "note";
   }
   return "error";
+}
+
+std::string txc::nearestName(llvm::StringRef word,
+                             const std::vector<std::string> &candidates) {
+  std::string best;
+  unsigned bestDistance = unsigned(std::min<size_t>(
+      std::max<size_t>(1, word.size() / 3) + 1, word.size()));
+  for (const std::string &candidate : candidates) {
+    unsigned distance =
+        word.equals_insensitive(candidate)
+            ? 0
+            : word.edit_distance(candidate, /*AllowReplacements=*/true,
+                                 bestDistance);
+    if (distance < bestDistance) {
+      bestDistance = distance;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+std::string txc::didYouMean(llvm::StringRef word,
+                            const std::vector<std::string> &candidates) {
+  std::string best = nearestName(word, candidates);
+  return best.empty() ? "" : " (did you mean '" + best + "'?)";
 }
 
 //===----------------------------------------------------------------------===//

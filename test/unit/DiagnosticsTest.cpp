@@ -233,6 +233,18 @@ TEST(Diagnostics, LongLinesAreNotQuoted) {
 // Untrusted text
 //===----------------------------------------------------------------------===//
 
+TEST(Diagnostics, NearestName) {
+  std::vector<std::string> names = {"compile", "check", "stats", "x"};
+  EXPECT_EQ(nearestName("comple", names), "compile");
+  EXPECT_EQ(nearestName("stat", names), "stats");
+  EXPECT_EQ(nearestName("CHECK", names), "check");
+  // About one typo per three characters, never a whole word.
+  EXPECT_EQ(nearestName("chekc", names), "");
+  EXPECT_EQ(nearestName("y", names), "");
+  EXPECT_EQ(didYouMean("stat", names), " (did you mean 'stats'?)");
+  EXPECT_EQ(didYouMean("bogus", names), "");
+}
+
 TEST(Diagnostics, EscapeForTerminal) {
   EXPECT_EQ(escapeForTerminal("p\x1b[2J"), "p\\x1b[2J");
   EXPECT_EQ(escapeForTerminal("a\nb\rc\td\x7f"), "a\\nb\\rc\td\\x7f");

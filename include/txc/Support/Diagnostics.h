@@ -75,6 +75,9 @@ struct Diagnostic {
   Loc loc;
   std::string message;
   std::vector<Diagnostic> notes;
+
+  /// Adds a note without a location, of this diagnostic's category and id.
+  Diagnostic &addNote(const llvm::Twine &text);
 };
 
 enum class DiagnosticFormat { Text, Json, Sarif };
@@ -95,6 +98,15 @@ std::string printableValue(llvm::StringRef value);
 /// (1048576 bytes)`), and the whole message cut after 4096 bytes. JSON and
 /// SARIF keep the message as it is.
 std::string printableMessage(llvm::StringRef message);
+
+/// The candidate closest to `word`, for a "did you mean" hint: about one
+/// typo per three characters, never all of a word's characters, a
+/// difference of case counting as none. "" if none is that close.
+std::string nearestName(llvm::StringRef word,
+                        const std::vector<std::string> &candidates);
+/// " (did you mean 'x'?)" for the nearestName x of `candidates`, or "".
+std::string didYouMean(llvm::StringRef word,
+                       const std::vector<std::string> &candidates);
 
 /// Collects diagnostics; renders them when asked. Rendering is separate from
 /// reporting so that the same diagnostics can be printed as text, JSON or
