@@ -70,8 +70,13 @@ bool txc::matchesExpectation(const ExpectedOutcome &expect,
   if (expect.pass || outcome.pass())
     return expect.pass == outcome.pass();
   return expect.code == outcome.status.code &&
-         expect.guard == outcome.status.guard &&
-         (expect.message.empty() || expect.message == outcome.message);
+         expect.guard == outcome.status.guard;
+}
+
+bool txc::expectedMessageDiffers(const ExpectedOutcome &expect,
+                                 const CallOutcome &outcome) {
+  return !expect.pass && !outcome.pass() && !expect.message.empty() &&
+         expect.message != outcome.message;
 }
 
 ExpectedOutcome txc::expectationOf(const CallOutcome &outcome) {
@@ -557,6 +562,8 @@ std::string txc::callReportsToJson(const Manifest &manifest,
       ++checked;
       entry["expected"] = expectationToJson(*report.call->expect);
       entry["as_expected"] = *report.asExpected;
+      if (expectedMessageDiffers(*report.call->expect, outcome))
+        entry["message_differs"] = true;
       unexpected += !*report.asExpected;
     }
     list.push_back(std::move(entry));
@@ -601,7 +608,9 @@ std::string txc::callReportsToText(const Manifest &manifest,
     if (report.asExpected) {
       ++checked;
       if (*report.asExpected) {
-        line += " (as expected)";
+        line += expectedMessageDiffers(*report.call->expect, outcome)
+                    ? " (as expected, with another message)"
+                    : " (as expected)";
       } else {
         ++unexpected;
         const ExpectedOutcome &e = *report.call->expect;
