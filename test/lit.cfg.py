@@ -34,3 +34,9 @@ config.substitutions.append(
 config.substitutions.append(
     ("%expect-exit", "sh " + os.path.join(config.txc_src_root, "test", "lit",
                                           "Inputs", "expect-exit.sh")))
+
+# util-linux's script(1) runs a command on a pseudo-terminal: the tests of
+# what txc prints only on a terminal (the status line) need it.
+import shutil
+if shutil.which("script"):
+    config.available_features.add("script")

@@ -3,6 +3,7 @@
 
 #include "txc/Driver/CompileCache.h"
 #include "txc/Driver/Compiler.h"
+#include "txc/Driver/Progress.h"
 #include "txc/Driver/TimeReport.h"
 
 #include "txc/Analysis/Verifier.h"
@@ -299,6 +300,32 @@ static int writeArtifacts(const CompileOptions &options,
   return diags.exitCode();
 }
 
+/// The top-level phases of a compile with these options, in the order they
+/// run (docs/architecture.md, "The compile job"): what the status line
+/// counts. A cache hit goes from cache-lookup to write.
+static std::vector<std::string> compilePhases(const CompileOptions &options,
+                                              bool usesCache) {
+  std::vector<std::string> phases = {"frontend", "weights"};
+  if (usesCache)
+    phases.push_back("cache-lookup");
+  phases.insert(phases.end(), {"mlirgen", "mlir-pipeline"});
+  if (std::optional<MLIRStage> stage = mlirStageOf(options.emit)) {
+    bool describes = !options.headerPath.empty() ||
+                     !options.manifestPath.empty() || usesCache;
+    if (describes && int(*stage) < int(MLIRStage::Bufferized))
+      phases.push_back("workspace-size");
+  } else {
+    phases.insert(phases.end(), {"translate-to-llvm-ir", "abi-entry-points",
+                                 "llvm-optimize"});
+    if (options.emit != EmitKind::LLVMIR)
+      phases.push_back("llvm-codegen");
+  }
+  phases.push_back("write");
+  if (usesCache)
+    phases.push_back("cache-store");
+  return phases;
+}
+
 /// Reports an error of resolveTargetSpec or createTargetMachine as a
 /// target error, with the notes of a TargetOptionError.
 static void reportTargetError(llvm::Error err, DiagnosticEngine &diags) {
@@ -361,10 +388,19 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
                 "the weights blob");
     return diags.exitCode();
   }
-  mlir::DefaultTimingManager timing;
-  timing.setEnabled(options.timeReport || options.timeReportJson);
+  // The status line counts the phases the timers time: on a terminal they
+  // run without --time-report too, and print nothing.
+  bool timeReport = options.timeReport || options.timeReportJson;
+  bool statusLine = !options.quiet && !options.printIRAfterAll &&
+                    canShowStatusLine(llvm::errs());
+  CompileTiming timing(statusLine ? &llvm::errs() : nullptr,
+                       llvm::sys::path::filename(options.programPath));
+  timing.setEnabled(timeReport || statusLine);
   if (options.timeReportJson)
     timing.setOutput(createJsonTimingOutput(llvm::errs()));
+  else if (!timeReport)
+    timing.setOutput(createSilentTimingOutput());
+  timing.setPhases(compilePhases(options, !options.cacheDir.empty()));
   mlir::TimingScope root = timing.getRootScope();
 
   mlir::TimingScope frontend = root.nest("frontend");
@@ -414,6 +450,7 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   std::optional<std::pair<CompileCache, std::string>> cache;
   if (!options.cacheDir.empty() &&
       (!weights.blobs.empty() || options.externalWeights)) {
+    timing.setPhases(compilePhases(options, /*usesCache=*/false));
     diags.warning(DiagCategory::IO, "cache", "", Loc(),
                   options.externalWeights
                       ? "the compile cache is not used with --weights "

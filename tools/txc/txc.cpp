@@ -8,6 +8,7 @@
 #include "Usage.h"
 
 #include "txc/Driver/Driver.h"
+#include "txc/Driver/Progress.h"
 #include "txc/Support/Diagnostics.h"
 #include "txc/Support/Version.h"
 
@@ -53,6 +54,7 @@ struct FatalErrorContext {
 /// written only after code generation succeeded.
 void reportFatalError(void *data, const char *reason, bool) {
   auto *context = static_cast<FatalErrorContext *>(data);
+  clearStatusLine(llvm::errs());
   context->diags
       ->error(DiagCategory::Target, "codegen", "", Loc(),
               llvm::Twine("LLVM cannot compile the program for this target: ") +
@@ -145,6 +147,9 @@ int main(int argc, char **argv) {
                              "program name)");
   compileCommand->add_flag("--print-ir-after-all", compile.printIRAfterAll,
                            "Print the MLIR after every pass (on stderr)");
+  compileCommand->add_flag("-q,--quiet", compile.quiet,
+                           "Do not show the phase being compiled on stderr "
+                           "(shown only on a terminal)");
   std::string weightsMode = "embedded";
   compileCommand
       ->add_option("--weights", weightsMode,
