@@ -52,3 +52,9 @@ try:
         config.available_features.add('dev-null-is-a-device')
 except OSError:
     pass
+
+# util-linux's script(1) runs a command on a pseudo-terminal: the tests of
+# what txc prints only on a terminal (the status line) need it.
+import shutil
+if shutil.which("script"):
+    config.available_features.add("script")

@@ -419,7 +419,7 @@ bool ContractBuilder::build() {
             tensor.name + ".dtype == " + dtypeName(tensor.type.dtype).str();
         dtype.message = "input '" + tensor.name + "' must have dtype " +
                         dtypeName(tensor.type.dtype).str() +
-                        " (code {expected_min}), got dtype code {actual}";
+                        ", got {actual_dtype}";
         Guard &rank = addTensorGuard(GuardKind::Rank, StatusCode::Rank,
                                      TensorSide::Input, i, decl.shapeLoc);
         rank.value = int64_t(tensor.type.rank());
@@ -729,6 +729,13 @@ std::string txc::aliasPartnerName(const Contract &contract,
   return "another tensor";
 }
 
+std::string txc::dtypeCodeText(int64_t code) {
+  for (DType type : kAllDTypes)
+    if (int64_t(type) == code)
+      return dtypeName(type).str();
+  return "dtype code " + std::to_string(code);
+}
+
 std::string txc::genericStatusMessage(const CallStatus &status) {
   if (status.code == StatusCode::OK)
     return "success";
@@ -757,6 +764,8 @@ std::string txc::formatStatusMessage(const Contract &contract,
       text += std::to_string(status.expectedMax);
     else if (field == "actual")
       text += std::to_string(status.actual);
+    else if (field == "actual_dtype")
+      text += dtypeCodeText(status.actual);
     else if (field == "other")
       text += aliasPartnerName(contract, status);
     tmpl = tmpl.substr(close + 1);

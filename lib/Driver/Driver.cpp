@@ -3,6 +3,7 @@
 
 #include "txc/Driver/CompileCache.h"
 #include "txc/Driver/Compiler.h"
+#include "txc/Driver/Progress.h"
 #include "txc/Driver/TimeReport.h"
 
 #include "txc/Analysis/Verifier.h"
@@ -304,7 +305,85 @@ static int writeArtifacts(const CompileOptions &options,
   return diags.exitCode();
 }
 
+/// The top-level phases of a compile with these options, in the order they
+/// run (docs/architecture.md, "The compile job"): what the status line
+/// counts. A cache hit goes from cache-lookup to write.
+static std::vector<std::string> compilePhases(const CompileOptions &options,
+                                              bool usesCache) {
+  std::vector<std::string> phases = {"frontend", "weights"};
+  if (usesCache)
+    phases.push_back("cache-lookup");
+  phases.insert(phases.end(), {"mlirgen", "mlir-pipeline"});
+  if (std::optional<MLIRStage> stage = mlirStageOf(options.emit)) {
+    bool describes = !options.headerPath.empty() ||
+                     !options.manifestPath.empty() || usesCache;
+    if (describes && int(*stage) < int(MLIRStage::Bufferized))
+      phases.push_back("workspace-size");
+  } else {
+    phases.insert(phases.end(), {"translate-to-llvm-ir", "abi-entry-points",
+                                 "llvm-optimize"});
+    if (options.emit != EmitKind::LLVMIR)
+      phases.push_back("llvm-codegen");
+  }
+  phases.push_back("write");
+  if (usesCache)
+    phases.push_back("cache-store");
+  return phases;
+}
+
+/// Reports an error of resolveTargetSpec or createTargetMachine as a
+/// target error, with the notes of a TargetOptionError.
+static void reportTargetError(llvm::Error err, DiagnosticEngine &diags) {
+  llvm::handleAllErrors(
+      std::move(err),
+      [&](const TargetOptionError &error) {
+        Diagnostic &diag = diags.error(DiagCategory::Target, "target", "",
+                                       Loc(), error.message);
+        for (const std::string &note : error.notes)
+          diag.addNote(note);
+      },
+      [&](const llvm::ErrorInfoBase &error) {
+        diags.error(DiagCategory::Target, "target", "", Loc(),
+                    error.message());
+      });
+}
+
+/// `--target help`, `--cpu help`, `--features help`: the valid values on
+/// standard output, instead of compiling. Nullopt if none asks for help.
+static std::optional<int> printTargetHelp(const CompileOptions &options,
+                                          DiagnosticEngine &diags) {
+  if (options.triple == "help") {
+    llvm::outs() << describeTargets();
+    return diags.exitCode();
+  }
+  if (options.cpu != "help" && options.features != "help")
+    return std::nullopt;
+  auto print = [&](llvm::Expected<std::string> text) {
+    if (text)
+      llvm::outs() << *text;
+    else if (!diags.hasErrors()) // the same error for both lists
+      reportTargetError(text.takeError(), diags);
+    else
+      llvm::consumeError(text.takeError());
+  };
+  if (options.cpu == "help")
+    print(describeCPUs(options.triple));
+  if (options.features == "help")
+    print(describeFeatures(options.triple));
+  return diags.exitCode();
+}
+
 int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
+  if (std::optional<int> code = printTargetHelp(options, diags))
+    return *code;
+  if (options.programPath.empty()) {
+    diags
+        .error(DiagCategory::Usage, "usage", "", Loc(),
+               "no program file given")
+        .addNote("usage: txc compile PROGRAM [options]; txc compile --help "
+                 "lists the options");
+    return diags.exitCode();
+  }
   if (!checkDistinctOutputs(options, diags))
     return diags.exitCode();
   if (options.externalWeights && options.weightsPath.empty() &&
@@ -314,10 +393,20 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
                 "the weights blob");
     return diags.exitCode();
   }
-  mlir::DefaultTimingManager timing;
-  timing.setEnabled(options.timeReport || options.timeReportJson);
+  // The status line counts the phases the timers time: on a terminal they
+  // run without --time-report too, and print nothing.
+  bool timeReport = options.timeReport || options.timeReportJson;
+  bool statusLine = !options.quiet && !options.printIRAfterAll &&
+                    canShowStatusLine(llvm::errs());
+  CompileTiming timing(statusLine ? &llvm::errs() : nullptr,
+                       llvm::sys::path::filename(options.programPath));
+  timing.setEnabled(timeReport || statusLine);
   if (options.timeReportJson)
     timing.setOutput(createJsonTimingOutput(llvm::errs()));
+  else if (!timeReport)
+    timing.setOutput(createSilentTimingOutput());
+  timing.setPhases(compilePhases(
+      options, !options.cacheDir.empty() && options.cacheMaxBytes != 0u));
   mlir::TimingScope root = timing.getRootScope();
 
   mlir::TimingScope frontend = root.nest("frontend");
@@ -334,14 +423,12 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   auto spec = resolveTargetSpec(options.triple, options.cpu, options.features,
                                 options.optLevel);
   if (!spec) {
-    diags.error(DiagCategory::Target, "target", "", Loc(),
-                llvm::toString(spec.takeError()));
+    reportTargetError(spec.takeError(), diags);
     return diags.exitCode();
   }
   auto machine = createTargetMachine(*spec);
   if (!machine) {
-    diags.error(DiagCategory::Target, "target", "", Loc(),
-                llvm::toString(machine.takeError()));
+    reportTargetError(machine.takeError(), diags);
     return diags.exitCode();
   }
 
@@ -369,6 +456,7 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   std::optional<std::pair<CompileCache, std::string>> cache;
   bool cacheWanted = !options.cacheDir.empty() && options.cacheMaxBytes != 0u;
   if (cacheWanted && (!weights.blobs.empty() || options.externalWeights)) {
+    timing.setPhases(compilePhases(options, /*usesCache=*/false));
     diags.warning(DiagCategory::IO, "cache", "", Loc(),
                   options.externalWeights
                       ? "the compile cache is not used with --weights "

@@ -841,7 +841,13 @@ struct PrintfMessage {
   std::vector<std::string> fields;
 };
 
-PrintfMessage toPrintf(const Guard &guard) {
+bool mentionsDType(const Guard &guard) {
+  return llvm::StringRef(guard.message).contains("{actual_dtype}");
+}
+
+/// {actual_dtype} becomes a %s of the dtype's name, or (`dtypeKnown`
+/// false) "dtype code %lld" of actual: the two forms of dtypeCodeText.
+PrintfMessage toPrintf(const Guard &guard, bool dtypeKnown) {
   PrintfMessage result;
   std::string text = guard.message + " [guard " + std::to_string(guard.id) +
                      ": " + guard.expression + "]";
@@ -857,7 +863,13 @@ PrintfMessage toPrintf(const Guard &guard) {
       break;
     size_t close = rest.find('}', open);
     std::string field = rest.slice(open + 1, close).str();
-    result.format += field == "other" ? "%s" : "%lld";
+    if (field == "actual_dtype" && !dtypeKnown) {
+      result.format += "dtype code %lld";
+      field = "actual";
+    } else {
+      result.format += field == "other" || field == "actual_dtype" ? "%s"
+                                                                  : "%lld";
+    }
     result.fields.push_back(field);
     rest = rest.substr(close + 1);
   }
@@ -1016,14 +1028,34 @@ void EntryPointEmitter::emitErrorMessage() {
                            at.CreateGlobalStringPtr("another tensor"));
   };
 
-  BasicBlock *byGuard = BasicBlock::Create(context, "by_guard", function);
-  b.CreateCondBr(b.CreateICmpEQ(code, c32(0)), byCode, byGuard);
-  IRBuilder<> gb(byGuard);
-  SwitchInst *guards = gb.CreateSwitch(guardId, byCode);
-  for (const Guard &guard : contract.guards) {
-    BasicBlock *block = BasicBlock::Create(context, "guard", function);
-    IRBuilder<> kb(block);
-    PrintfMessage message = toPrintf(guard);
+  // The {actual_dtype} name of dtype failures: a table indexed by the
+  // code, NULL where a code is no dtype.
+  GlobalVariable *dtypeTable = nullptr;
+  int64_t maxCode = 0;
+  for (DType type : kAllDTypes)
+    maxCode = std::max<int64_t>(maxCode, int64_t(type));
+  ArrayType *dtypeTableType = ArrayType::get(ptr, maxCode + 1);
+  auto dtypeNameValue = [&](IRBuilder<> &at) -> Value * {
+    if (!dtypeTable) {
+      std::vector<Constant *> names(maxCode + 1,
+                                    ConstantPointerNull::get(ptr));
+      for (DType type : kAllDTypes)
+        names[int64_t(type)] = at.CreateGlobalStringPtr(dtypeName(type));
+      dtypeTable = new GlobalVariable(
+          module, dtypeTableType, /*isConstant=*/true,
+          GlobalValue::PrivateLinkage,
+          ConstantArray::get(dtypeTableType, names), "dtype_names");
+    }
+    Value *actual = fields[2];
+    Value *inRange = at.CreateICmpULE(actual, c64(maxCode));
+    Value *slot = at.CreateSelect(inRange, actual, c64(0));
+    Value *name = at.CreateLoad(
+        ptr, at.CreateInBoundsGEP(dtypeTableType, dtypeTable, {c64(0), slot}));
+    return at.CreateSelect(inRange, name, ConstantPointerNull::get(ptr));
+  };
+  auto printGuard = [&](IRBuilder<> &at, const Guard &guard,
+                        Value *dtypeName) {
+    PrintfMessage message = toPrintf(guard, dtypeName != nullptr);
     SmallVector<Value *> args;
     for (const std::string &name : message.fields) {
       if (name == "expected_min")
@@ -1032,11 +1064,35 @@ void EntryPointEmitter::emitErrorMessage() {
         args.push_back(fields[1]);
       else if (name == "actual")
         args.push_back(fields[2]);
+      else if (name == "actual_dtype")
+        args.push_back(dtypeName);
       else
-        args.push_back(otherNameValue(kb));
+        args.push_back(otherNameValue(at));
     }
-    print(kb, message.format, args);
+    print(at, message.format, args);
+  };
+
+  BasicBlock *byGuard = BasicBlock::Create(context, "by_guard", function);
+  b.CreateCondBr(b.CreateICmpEQ(code, c32(0)), byCode, byGuard);
+  IRBuilder<> gb(byGuard);
+  SwitchInst *guards = gb.CreateSwitch(guardId, byCode);
+  for (const Guard &guard : contract.guards) {
+    BasicBlock *block = BasicBlock::Create(context, "guard", function);
     guards->addCase(cast<ConstantInt>(c32(guard.id)), block);
+    IRBuilder<> kb(block);
+    if (!mentionsDType(guard)) {
+      printGuard(kb, guard, nullptr);
+      continue;
+    }
+    // A code that is no dtype has no name: its number is printed.
+    Value *name = dtypeNameValue(kb);
+    BasicBlock *known = BasicBlock::Create(context, "known_dtype", function);
+    BasicBlock *unknown =
+        BasicBlock::Create(context, "unknown_dtype", function);
+    kb.CreateCondBr(kb.CreateIsNull(name), unknown, known);
+    IRBuilder<> knownB(known), unknownB(unknown);
+    printGuard(knownB, guard, name);
+    printGuard(unknownB, guard, nullptr);
   }
 }
 

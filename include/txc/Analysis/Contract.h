@@ -104,8 +104,9 @@ struct Guard {
   std::string node;
   std::string expression; ///< human-readable, e.g. "X.shape[1] == 4"
   /// The failure message with placeholders {expected_min}, {expected_max},
-  /// {actual} (decimal integers) and {other} (a tensor name), filled in
-  /// from the status at run time.
+  /// {actual} (decimal integers), {actual_dtype} (the dtype code in actual
+  /// as dtypeCodeText shows it) and {other} (a tensor name), filled in from
+  /// the status at run time.
   std::string message;
   Loc origin; ///< where in the program the assumption comes from
 };
@@ -195,6 +196,10 @@ CallResult evaluateGuards(const Contract &contract,
 /// The message the object's error-message function produces for `status`.
 std::string formatStatusMessage(const Contract &contract,
                                 const CallStatus &status);
+
+/// What the {actual_dtype} placeholder stands for: the dtype's name
+/// ("f64"), or "dtype code N" for a code that is no dtype.
+std::string dtypeCodeText(int64_t code);
 
 /// The name the {other} placeholder stands for (NoAlias guards).
 std::string aliasPartnerName(const Contract &contract,

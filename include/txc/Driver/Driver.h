@@ -57,6 +57,8 @@ struct CompileOptions {
   std::string entryPrefix; ///< "" = the program's name
   bool printIRAfterAll = false;
   bool timeReport = false;
+  /// --quiet: no status line on a terminal (Progress.h).
+  bool quiet = false;
   /// --allow-weights-outside: directories weights files may be in.
   std::vector<std::string> allowedWeightDirs;
   /// --weights external: the stored constants go to a blob file instead
