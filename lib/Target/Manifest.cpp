@@ -187,6 +187,8 @@ std::string txc::emitManifest(const Contract &contract,
                      {"layout", "dense row-major, no strides"},
                      {"workspace_bytes", info.workspaceBytes},
                      {"workspace_alignment", kWorkspaceAlignment}};
+  if (info.imports)
+    manifest["imports"] = *info.imports;
 
   // Where each symbol's value comes from: the guard that defines it.
   json symbols = json::array();

@@ -1,11 +1,13 @@
 //===- DocsTest.cpp -------------------------------------------------------===//
 //
 // The parts of docs/ that restate a list of the code: each is compared with
-// the list it comes from, so that a new entry cannot leave the docs behind.
+// the list it comes from, so that a new status code or import cannot leave
+// the docs behind.
 // On a mismatch the expected text is printed: paste it into the doc.
 //
 //===----------------------------------------------------------------------===//
 #include "txc/Support/StatusCodes.h"
+#include "txc/Target/Imports.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -95,6 +97,18 @@ TEST(Docs, StatusCodeValuesInTheTextAreStatusCodesDef) {
     }
   }
   EXPECT_GT(checked, 10u);
+}
+
+TEST(Docs, AbiImportTableIsImportsDef) {
+  std::string header = "| Function | Library | Needed for |";
+  std::string expected = header + "\n|----------|---------|------------|\n";
+  for (const ImportInfo &info : kObjectImports)
+    expected += "| `" + info.name.str() + "` | " +
+                importLibraryName(info.library).str() + " | " +
+                info.neededFor.str() + " |\n";
+  EXPECT_EQ(tableWithHeader(readSource("docs/abi.md"), header), expected)
+      << "docs/abi.md, \"Imports\", must be the table of "
+         "include/txc/Target/Imports.def";
 }
 
 } // namespace
