@@ -1,11 +1,11 @@
 //===- DocsTest.cpp -------------------------------------------------------===//
 //
 // The parts of docs/ that restate a list of the code: each is compared with
-// the list it comes from, so that a new status code or import cannot leave
-// the docs behind.
+// the list it comes from, so that a new entry cannot leave the docs behind.
 // On a mismatch the expected text is printed: paste it into the doc.
 //
 //===----------------------------------------------------------------------===//
+#include "txc/Program/OpRegistry.h"
 #include "txc/Support/StatusCodes.h"
 #include "txc/Target/Imports.h"
 
@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,38 @@ TEST(Docs, AbiImportTableIsImportsDef) {
   EXPECT_EQ(tableWithHeader(readSource("docs/abi.md"), header), expected)
       << "docs/abi.md, \"Imports\", must be the table of "
          "include/txc/Target/Imports.def";
+}
+
+/// The op names in backquotes in the first column of a table.
+std::set<std::string> opsInFirstColumn(llvm::StringRef table) {
+  std::set<std::string> names;
+  llvm::SmallVector<llvm::StringRef, 64> lines;
+  table.split(lines, '\n', -1, false);
+  if (lines.size() < 2)
+    return names;
+  for (llvm::StringRef line : llvm::ArrayRef(lines).drop_front(2)) {
+    llvm::StringRef cell = line.drop_front().split('|').first;
+    llvm::SmallVector<llvm::StringRef, 8> parts;
+    cell.split(parts, '`');
+    for (size_t i = 1; i < parts.size(); i += 2)
+      names.insert(parts[i].str());
+  }
+  return names;
+}
+
+TEST(Docs, OpsSummaryTableHasEveryOp) {
+  std::string table =
+      tableWithHeader(readSource("docs/ops.md"),
+                      "| Ops | Operands | Attributes | Dtypes | Result |");
+  std::set<std::string> listed = opsInFirstColumn(table);
+  for (const OpInfo &op : allOps())
+    EXPECT_TRUE(listed.count(op.name.str()))
+        << "op '" << op.name.str()
+        << "' of Ops.def is missing from the summary table of docs/ops.md";
+  for (const std::string &name : listed)
+    EXPECT_TRUE(lookupOp(name))
+        << "docs/ops.md's summary table lists '" << name
+        << "', which is not an op of Ops.def";
 }
 
 } // namespace
