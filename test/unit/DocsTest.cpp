@@ -144,4 +144,28 @@ TEST(Docs, OpsSummaryTableHasEveryOp) {
         << "', which is not an op of Ops.def";
 }
 
+TEST(Docs, ArchitectureNamesEveryPassOfThePipeline) {
+  std::string pipeline = readSource("lib/Pipeline/Pipeline.cpp");
+  std::string architecture = readSource("docs/architecture.md");
+  // create<Name>[Pass](...) and MLIR's build<Name>Pipeline(...).
+  llvm::Regex created("(create|build)([A-Z][A-Za-z0-9]*)\\(");
+  llvm::SmallVector<llvm::StringRef, 3> match;
+  std::set<std::string> names;
+  for (llvm::StringRef rest = pipeline; created.match(rest, &match);
+       rest = rest.substr(rest.find(match[0]) + match[0].size())) {
+    llvm::StringRef name = match[2];
+    if (!name.consume_back("Pass"))
+      name.consume_back("Pipeline");
+    // buildTxcPipeline is the file's own entry point.
+    if (name != "Txc")
+      names.insert(name.str());
+  }
+  EXPECT_GT(names.size(), 30u);
+  for (const std::string &name : names)
+    EXPECT_NE(architecture.find("`" + name + "`"), std::string::npos)
+        << "the pass " << name
+        << " of lib/Pipeline/Pipeline.cpp is not named (as `" << name
+        << "`) in docs/architecture.md";
+}
+
 } // namespace
