@@ -2,9 +2,14 @@
 # Installs every Debian 12 (bookworm) package txc needs. Idempotent and quiet
 # when everything is already installed.
 #
-#   scripts/install-deps.sh          build + test dependencies
-#   scripts/install-deps.sh --bench  also the benchmark peers (OpenBLAS,
-#                                    Eigen, oneDNN, PyTorch, Google Benchmark)
+#   scripts/install-deps.sh               build + test dependencies
+#   scripts/install-deps.sh --bench-build also what building the benchmarks
+#                                         needs (OpenBLAS, Eigen, oneDNN and
+#                                         the OpenCL its CMake config looks
+#                                         for, Google Benchmark); CI builds
+#                                         them (scripts/test.sh)
+#   scripts/install-deps.sh --bench       also the peers that only running
+#                                         them needs (PyTorch, hyperfine)
 set -euo pipefail
 
 packages=(
@@ -14,10 +19,17 @@ packages=(
   python3 python3-jsonschema python3-numpy
   clang-19 libclang-rt-19-dev   # the libFuzzer harnesses (scripts/fuzz.sh)
 )
-if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(libopenblas-dev libeigen3-dev libdnnl-dev python3-torch
-             libbenchmark-dev hyperfine)
-fi
+# Debian's oneDNN CMake config (dnnl-config.cmake) requires OpenCL: without
+# its headers and loader, configuring the benchmarks fails with "Could NOT
+# find OpenCL".
+bench_build=(libopenblas-dev libeigen3-dev libdnnl-dev libbenchmark-dev
+             ocl-icd-opencl-dev opencl-headers)
+case "${1:-}" in
+--bench-build) packages+=("${bench_build[@]}") ;;
+--bench) packages+=("${bench_build[@]}" python3-torch hyperfine) ;;
+"") ;;
+*) echo "usage: $0 [--bench-build | --bench]" >&2; exit 2 ;;
+esac
 
 missing=()
 for package in "${packages[@]}"; do

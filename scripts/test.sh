@@ -3,11 +3,13 @@
 # diagnostics and IR, end-to-end runs of compiled objects), then the
 # libFuzzer harnesses (each regression input, then a short run of each:
 # $TXC_FUZZ_SECONDS, default 60) and the sanitizer build's tests
-# (docs/testing.md). Every part runs even when an earlier one fails.
+# (docs/testing.md). Every part runs even when an earlier one fails. The
+# benchmarks (bench/) are configured and built too, not run, so that a
+# change that breaks their build is seen; scripts/bench.sh runs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-scripts/build.sh
+scripts/install-deps.sh --bench-build
+scripts/build.sh -DTXC_BUILD_BENCH=ON
 build_dir=${TXC_BUILD_DIR:-build}
 # Something on this machine replaced /dev/null with a file (the tests that
 # name /dev/null itself are then reported unsupported, not run).

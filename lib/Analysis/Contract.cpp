@@ -13,60 +13,6 @@ using namespace txc;
 // Names
 //===----------------------------------------------------------------------===//
 
-llvm::StringRef txc::statusCodeMacro(StatusCode code) {
-  switch (code) {
-  case StatusCode::OK: return "TXC_OK";
-  case StatusCode::ArgCount: return "TXC_E_ARG_COUNT";
-  case StatusCode::NullPointer: return "TXC_E_NULL_POINTER";
-  case StatusCode::DType: return "TXC_E_DTYPE";
-  case StatusCode::Rank: return "TXC_E_RANK";
-  case StatusCode::Dim: return "TXC_E_DIM";
-  case StatusCode::SymbolRange: return "TXC_E_SYMBOL_RANGE";
-  case StatusCode::SymbolDivisibility: return "TXC_E_SYMBOL_DIVISIBILITY";
-  case StatusCode::SymbolMismatch: return "TXC_E_SYMBOL_MISMATCH";
-  case StatusCode::BufferTooSmall: return "TXC_E_BUFFER_TOO_SMALL";
-  case StatusCode::Alias: return "TXC_E_ALIAS";
-  case StatusCode::IndexOutOfRange: return "TXC_E_INDEX_OUT_OF_RANGE";
-  }
-  llvm_unreachable("unknown status code");
-}
-
-llvm::StringRef txc::statusCodeName(StatusCode code) {
-  switch (code) {
-  case StatusCode::OK: return "ok";
-  case StatusCode::ArgCount: return "arg_count";
-  case StatusCode::NullPointer: return "null_pointer";
-  case StatusCode::DType: return "dtype";
-  case StatusCode::Rank: return "rank";
-  case StatusCode::Dim: return "dim";
-  case StatusCode::SymbolRange: return "symbol_range";
-  case StatusCode::SymbolDivisibility: return "symbol_divisibility";
-  case StatusCode::SymbolMismatch: return "symbol_mismatch";
-  case StatusCode::BufferTooSmall: return "buffer_too_small";
-  case StatusCode::Alias: return "alias";
-  case StatusCode::IndexOutOfRange: return "index_out_of_range";
-  }
-  llvm_unreachable("unknown status code");
-}
-
-llvm::StringRef txc::statusCodeDescription(StatusCode code) {
-  switch (code) {
-  case StatusCode::OK: return "success";
-  case StatusCode::ArgCount: return "wrong number of inputs or outputs";
-  case StatusCode::NullPointer: return "a descriptor array or data pointer is NULL";
-  case StatusCode::DType: return "a tensor has the wrong dtype";
-  case StatusCode::Rank: return "a tensor has the wrong rank";
-  case StatusCode::Dim: return "a dimension does not have its required value or form";
-  case StatusCode::SymbolRange: return "a symbol is outside its declared range";
-  case StatusCode::SymbolDivisibility: return "a symbol is not a multiple of its declared divisor";
-  case StatusCode::SymbolMismatch: return "a dimension disagrees with the value of its symbols";
-  case StatusCode::BufferTooSmall: return "a buffer is smaller than the tensor it holds";
-  case StatusCode::Alias: return "an output overlaps an input or another output";
-  case StatusCode::IndexOutOfRange: return "an index read by gather or embedding is out of range";
-  }
-  llvm_unreachable("unknown status code");
-}
-
 llvm::StringRef txc::guardKindName(GuardKind kind) {
   switch (kind) {
   case GuardKind::InputCount: return "input_count";

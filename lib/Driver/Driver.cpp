@@ -198,10 +198,12 @@ static std::string weightsBlobPath(const CompileOptions &options,
 
 /// Code generation of an object straight into its output's temporary file,
 /// then the embedded weights written into it: a gigabyte of weights is
-/// never held in memory (the weights files are mapped).
+/// never held in memory (the weights files are mapped). Its imports go to
+/// `imports`.
 static bool emitObjectFile(llvm::Module &module, llvm::TargetMachine &machine,
                            const Program &program, const WeightsPlan &weights,
                            OutputFileSet::Streamed &out,
+                           std::vector<std::string> &imports,
                            DiagnosticEngine &diags) {
   llvm::raw_fd_ostream &os = out.stream();
   if (!generateCode(module, machine, MachineCodeKind::Object, program.file,
@@ -218,12 +220,17 @@ static bool emitObjectFile(llvm::Module &module, llvm::TargetMachine &machine,
     os.clear_error();
     return ioError(ec);
   }
-  if (weights.mode != WeightsMode::Embedded || weights.blobs.empty())
-    return true;
   auto object = llvm::MemoryBuffer::getOpenFile(
       out.fd(), out.path(), os.tell(), /*RequiresNullTerminator=*/false);
   if (!object)
     return ioError(object.getError());
+  auto checked = checkedObjectImports((*object)->getMemBufferRef(),
+                                      program.file, diags);
+  if (!checked)
+    return false;
+  imports = std::move(*checked);
+  if (weights.mode != WeightsMode::Embedded || weights.blobs.empty())
+    return true;
   std::error_code writeError;
   llvm::Error err = fillEmbeddedWeights(
       (*object)->getMemBufferRef(), weights,
@@ -513,20 +520,25 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
                     llvm::toString(streamed.takeError()));
         return diags.exitCode();
       }
+      std::vector<std::string> imports;
       if (!emitObjectFile(*llvmModule, **machine, program, weights, **streamed,
-                          diags))
+                          imports, diags))
         return diags.exitCode();
+      info.imports = std::move(imports);
       primaryStreamed = true;
     } else {
       mlir::TimingScope codegen = root.nest("llvm-codegen");
-      auto code = generateCode(*llvmModule, **machine,
-                               options.emit == EmitKind::Object
-                                   ? MachineCodeKind::Object
-                                   : MachineCodeKind::Assembly,
-                               program.file, diags, &weights);
+      bool object = options.emit == EmitKind::Object;
+      std::vector<std::string> imports;
+      auto code = generateCode(
+          *llvmModule, **machine,
+          object ? MachineCodeKind::Object : MachineCodeKind::Assembly,
+          program.file, diags, &weights, &imports);
       if (!code)
         return diags.exitCode();
       artifacts.primary = std::move(*code);
+      if (object)
+        info.imports = std::move(imports);
     }
   }
 

@@ -736,8 +736,8 @@ void EntryPointEmitter::emitRunWithWeights(StringRef name,
 }
 
 static SmallVector<int32_t> workspaceStatusIds(WorkspaceCheck check) {
-  return {kWorkspaceStatusCode, -1, int32_t(TensorSide::None), -1,
-          int32_t(check),       -1};
+  return {int32_t(StatusCode::Workspace), -1, int32_t(TensorSide::None), -1,
+          int32_t(check), -1};
 }
 
 void EntryPointEmitter::emitWorkspaceChecks(IRBuilder<> &b, FailExit &exit,
@@ -785,8 +785,8 @@ void EntryPointEmitter::emitWeightsChecks(IRBuilder<> &b, FailExit &exit,
                                           Value *blob, Value *blobSize) {
   auto ids = [&](WeightsCheck check) {
     return SmallVector<int32_t>{
-        kWeightsStatusCode, -1, int32_t(TensorSide::None), -1,
-        int32_t(check),     -1};
+        int32_t(StatusCode::Weights), -1, int32_t(TensorSide::None), -1,
+        int32_t(check), -1};
   };
   // Before anything is read: a usable pointer...
   Value *address = b.CreatePtrToInt(blob, i64, "weights_address");
@@ -921,13 +921,18 @@ void EntryPointEmitter::emitErrorMessage() {
     IRBuilder<> cb(byCode);
     BasicBlock *unknown = BasicBlock::Create(context, "unknown_code", function);
     SwitchInst *codes = cb.CreateSwitch(code, unknown);
-    for (StatusCode sc : kAllStatusCodes) {
+    auto genericMessage = [](StatusCode code) {
+      CallStatus generic;
+      generic.code = code;
+      return genericStatusMessage(generic);
+    };
+    for (const StatusCodeInfo &info : kStatusCodes) {
+      if (info.scope != StatusCodeScope::Guards)
+        continue;
       BasicBlock *block = BasicBlock::Create(context, "code", function);
       IRBuilder<> kb(block);
-      CallStatus generic;
-      generic.code = sc;
-      print(kb, genericStatusMessage(generic), {});
-      codes->addCase(cast<ConstantInt>(c32(int32_t(sc))), block);
+      print(kb, genericMessage(info.code), {});
+      codes->addCase(cast<ConstantInt>(c32(int32_t(info.code))), block);
     }
     // The checks before the guards (weights blob, workspace): which one
     // failed is in dim.
@@ -936,11 +941,10 @@ void EntryPointEmitter::emitErrorMessage() {
       StringRef format;
       SmallVector<Value *, 2> args;
     };
-    auto byCheck = [&](int32_t statusCode, StringRef name,
-                       ArrayRef<CheckMessage> messages,
-                       const std::string &fallback) {
+    auto byCheck = [&](StatusCode statusCode, StringRef name,
+                       ArrayRef<CheckMessage> messages) {
       BasicBlock *block = BasicBlock::Create(context, name, function);
-      codes->addCase(cast<ConstantInt>(c32(statusCode)), block);
+      codes->addCase(cast<ConstantInt>(c32(int32_t(statusCode))), block);
       IRBuilder<> wb(block);
       Value *check = load(wb, i32, status, AbiLayout::kStatusDim, "check");
       BasicBlock *other = BasicBlock::Create(context, name, function);
@@ -952,10 +956,10 @@ void EntryPointEmitter::emitErrorMessage() {
         checks->addCase(cast<ConstantInt>(c32(message.check)), at);
       }
       IRBuilder<> ob(other);
-      print(ob, "error " + std::to_string(statusCode) + ": " + fallback, {});
+      print(ob, genericMessage(statusCode), {});
     };
     if (weights && weights->mode == WeightsMode::External)
-      byCheck(kWeightsStatusCode, "weights",
+      byCheck(StatusCode::Weights, "weights",
               {{int32_t(WeightsCheck::Pointer),
                 "the weights pointer must be non-NULL and aligned to %lld "
                 "bytes, got address %#llx [weights pointer]",
@@ -968,10 +972,9 @@ void EntryPointEmitter::emitErrorMessage() {
                 "the weights blob does not match this object: its header "
                 "(magic, version, size or fingerprint) differs; expected "
                 "fingerprint %#llx, found %#llx [weights marker]",
-                {fields[0], fields[2]}}},
-              "the weights blob does not match this object");
+                {fields[0], fields[2]}}});
     if (workspaceBytes)
-      byCheck(kWorkspaceStatusCode, "workspace",
+      byCheck(StatusCode::Workspace, "workspace",
               {{int32_t(WorkspaceCheck::Pointer),
                 "the workspace pointer must be non-NULL and aligned to %lld "
                 "bytes, got address %#llx [workspace pointer]",
@@ -983,8 +986,7 @@ void EntryPointEmitter::emitErrorMessage() {
                {int32_t(WorkspaceCheck::Allocation),
                 "could not allocate the workspace of %lld bytes [workspace "
                 "allocation]",
-                {fields[0]}}},
-              kWorkspaceStatusMeaning.str());
+                {fields[0]}}});
     IRBuilder<> ub(unknown);
     print(ub, "error %d: unknown status code", {code});
   }

@@ -23,6 +23,23 @@ static std::string commentText(llvm::StringRef fileName) {
   return text;
 }
 
+/// "#define TXC_E_DIM 5 /* meaning */".
+static void emitStatusCodeMacro(llvm::raw_ostream &os,
+                                const StatusCodeInfo &info) {
+  os << "#define " << info.macro << ' ' << int(info.code) << " /* "
+     << info.meaning << " */\n";
+}
+
+/// The macro of a code that only some objects return: defined outside the
+/// shared block, by every header that needs it.
+static void emitOptionalStatusCodeMacro(llvm::raw_ostream &os,
+                                        StatusCode code) {
+  const StatusCodeInfo &info = *findStatusCode(code);
+  os << "#ifndef " << info.macro << '\n';
+  emitStatusCodeMacro(os, info);
+  os << "#endif\n";
+}
+
 /// The part shared by every txc header; guarded so that several generated
 /// headers can be included in one translation unit.
 static void emitCommonDefinitions(llvm::raw_ostream &os) {
@@ -38,9 +55,9 @@ static void emitCommonDefinitions(llvm::raw_ostream &os) {
     os << "#define TXC_DTYPE_" << llvm::StringRef(dtypeName(type)).upper()
        << ' ' << int(type) << '\n';
   os << "\n/* Status codes returned by the entry points (docs/abi.md). */\n";
-  for (StatusCode code : kAllStatusCodes)
-    os << "#define " << statusCodeMacro(code) << ' ' << int(code) << " /* "
-       << statusCodeDescription(code) << " */\n";
+  for (const StatusCodeInfo &info : kStatusCodes)
+    if (info.scope == StatusCodeScope::Guards)
+      emitStatusCodeMacro(os, info);
   os << R"(
 /* txc_status.tensor_kind */
 #define TXC_TENSOR_NONE 0
@@ -100,12 +117,10 @@ static void emitWorkspace(llvm::raw_ostream &os, const Contract &contract,
    )" << macro << R"(_WORKSPACE_ALIGN, used by one call at a time
    and overlapping no tensor. When the program needs none (0 bytes), any
    pointer, NULL included, is accepted. */
-#ifndef TXC_E_WORKSPACE
-#define TXC_E_WORKSPACE )"
-     << kWorkspaceStatusCode << " /* " << kWorkspaceStatusMeaning << R"( */
-#endif
-#define )"
-     << macro << "_WORKSPACE_BYTES UINT64_C(" << info.workspaceBytes << ")\n"
+)";
+  emitOptionalStatusCodeMacro(os, StatusCode::Workspace);
+  os << "#define " << macro << "_WORKSPACE_BYTES UINT64_C("
+     << info.workspaceBytes << ")\n"
      << "#define " << macro << "_WORKSPACE_ALIGN " << kWorkspaceAlignment
      << R"(
 
@@ -188,13 +203,10 @@ std::string txc::emitCHeader(const Contract &contract,
        << commentText(info.weightsFile) << R"( holds the weights; pass
    its bytes to )"
        << runWithWeightsSymbol(contract) << R"(. */
-#ifndef TXC_E_WEIGHTS
-#define TXC_E_WEIGHTS )"
-       << kWeightsStatusCode
-       << R"( /* the weights blob is NULL, misaligned, of the wrong size or another object's */
-#endif
-#define )"
-       << macro << "_WEIGHTS_BYTES UINT64_C(" << weights->blobFileBytes << ")\n"
+)";
+    emitOptionalStatusCodeMacro(os, StatusCode::Weights);
+    os << "#define " << macro << "_WEIGHTS_BYTES UINT64_C("
+       << weights->blobFileBytes << ")\n"
        << "#define " << macro << "_WEIGHTS_ALIGNMENT "
        << WeightsBlobLayout::kAlignment << "\n"
        << "#define " << macro << "_WEIGHTS_FINGERPRINT UINT64_C(" << fingerprint

@@ -1,5 +1,6 @@
 //===- ObjectEmitter.cpp - LLVM IR to object code, in process -------------===//
 #include "txc/Target/ObjectEmitter.h"
+#include "txc/Target/Imports.h"
 
 #include "txc/Support/Diagnostics.h"
 
@@ -318,6 +319,11 @@ void txc::optimizeLLVMModule(llvm::Module &module,
   tuning.LoopVectorization = optLevel >= 2;
   tuning.SLPVectorization = optLevel >= 2;
   llvm::PassBuilder builder(&machine, tuning);
+  // Before the defaults, which would not replace it.
+  fam.registerPass([&] {
+    return llvm::TargetLibraryAnalysis(
+        importableLibraryInfo(machine.getTargetTriple()));
+  });
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
   builder.registerFunctionAnalyses(fam);
@@ -411,6 +417,8 @@ llvm::Error txc::emitMachineCode(llvm::Module &module,
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "internal error: invalid LLVM IR");
   llvm::legacy::PassManager passes;
+  passes.add(new llvm::TargetLibraryInfoWrapperPass(
+      importableLibraryInfo(machine.getTargetTriple())));
   auto fileType = kind == MachineCodeKind::Object
                       ? llvm::CodeGenFileType::ObjectFile
                       : llvm::CodeGenFileType::AssemblyFile;

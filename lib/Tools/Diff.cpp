@@ -182,7 +182,7 @@ json withoutWorkspaceCode(json codes) {
                                [](const json &code) {
                                  return code.is_object() &&
                                         code.value("code", json()) ==
-                                            json(kWorkspaceStatusCode);
+                                            json(int(StatusCode::Workspace));
                                }),
                 codes.end());
   return codes;

@@ -820,9 +820,9 @@ TEST(Contract, DimEqualsWithHugeDims) {
 //===----------------------------------------------------------------------===//
 
 TEST(Contract, StatusCodeNames) {
-  EXPECT_EQ(std::size(kAllStatusCodes), 12u);
-  for (size_t i = 0; i < std::size(kAllStatusCodes); ++i)
-    EXPECT_EQ(int(kAllStatusCodes[i]), int(i));
+  ASSERT_EQ(std::size(kStatusCodes), 14u);
+  for (size_t i = 0; i < std::size(kStatusCodes); ++i)
+    EXPECT_EQ(int(kStatusCodes[i].code), int(i));
   EXPECT_EQ(statusCodeMacro(StatusCode::OK), "TXC_OK");
   EXPECT_EQ(statusCodeMacro(StatusCode::SymbolDivisibility),
             "TXC_E_SYMBOL_DIVISIBILITY");
@@ -836,6 +836,24 @@ TEST(Contract, StatusCodeNames) {
             "TXC_E_INDEX_OUT_OF_RANGE");
   EXPECT_EQ(int(StatusCode::IndexOutOfRange), 11);
   EXPECT_EQ(guardKindName(GuardKind::IndexInRange), "index_in_range");
+  EXPECT_EQ(statusCodeMacro(StatusCode::Weights), "TXC_E_WEIGHTS");
+  EXPECT_EQ(int(StatusCode::Weights), 12);
+  EXPECT_EQ(statusCodeMacro(StatusCode::Workspace), "TXC_E_WORKSPACE");
+  EXPECT_EQ(int(StatusCode::Workspace), 13);
+}
+
+// The codes before the guards have messages on the host too, and a value
+// that is no status code (an object returns a plain int32_t) is named, not
+// a crash.
+TEST(Contract, MessagesOfCodesThatNameNoGuard) {
+  CallStatus status;
+  status.code = StatusCode::Workspace;
+  EXPECT_EQ(genericStatusMessage(status),
+            "error 13: the workspace is NULL, misaligned or too small, or "
+            "could not be allocated");
+  status.code = StatusCode(99);
+  EXPECT_EQ(genericStatusMessage(status), "error 99: unknown status code");
+  EXPECT_EQ(statusCodeMacro(StatusCode(99)), "unknown");
 }
 
 TEST(Contract, GenericMessages) {
