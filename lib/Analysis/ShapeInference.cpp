@@ -162,7 +162,7 @@ std::optional<Shape> txc::readShapeAttribute(const Program &program,
     size_t offset = 0;
     auto expr = ShapeExpr::parse(
         dim.string,
-        [&](llvm::StringRef name) { return program.findSymbol(name); }, error,
+        [&](llvm::StringRef name) { return program.findSymbolRef(name); }, error,
         offset);
     if (!expr) {
       error = "in dimension '" + dim.string + "': " + error;
