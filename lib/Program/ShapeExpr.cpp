@@ -42,7 +42,6 @@ int64_t txc::floorModulo(int64_t a, int64_t b) {
   return r < 0 ? r + b : r;
 }
 
-
 static int64_t ceilDivInt(int64_t a, int64_t b) {
   return -floorDivide(-a, b); // a >= 0 here (symbol ranges)
 }
@@ -672,8 +671,8 @@ Interval BoundsComputer::termwise(const ShapeExpr &expr,
   for (const ShapeExpr::Term &term : expr.terms()) {
     Interval product{term.coeff, term.coeff};
     for (const ShapeAtom &atom : term.atoms)
-      product = mul(product, ranges[llvm::lower_bound(atoms, atom) -
-                                    atoms.begin()]);
+      product =
+          mul(product, ranges[llvm::lower_bound(atoms, atom) - atoms.begin()]);
     total = {add(total.min, product.min), add(total.max, product.max)};
   }
   return total;
@@ -938,11 +937,11 @@ private:
   std::string notDivisible(const ShapeExpr &lhs, llvm::StringRef dividend,
                            int64_t divisor) const {
     std::string d = std::to_string(divisor);
-    std::string message = "'" + dividend.str() + "' is not a multiple of " +
-                          d + " for every value of its symbols; ";
+    std::string message = "'" + dividend.str() + "' is not a multiple of " + d +
+                          " for every value of its symbols; ";
     if (auto needed = lhs.multipleNeededFor(divisor))
-      return message + suggestMultipleOf(nameOf(needed->id),
-                                         needed->multipleOf) +
+      return message +
+             suggestMultipleOf(nameOf(needed->id), needed->multipleOf) +
              ", or round down with '//'";
     return message + "declare the symbols' multiple_of so that every term "
                      "is one, or round down with '//'";

@@ -285,15 +285,15 @@ struct IRExprOps {
     // remainder is negative.
     Value *narrowed = narrow(x);
     Value *quotient = b.CreateSDiv(narrowed, b.getInt64(d));
-    Value *negative = b.CreateICmpSLT(b.CreateSRem(narrowed, b.getInt64(d)),
-                                      b.getInt64(0));
+    Value *negative =
+        b.CreateICmpSLT(b.CreateSRem(narrowed, b.getInt64(d)), b.getInt64(0));
     return widen(b.CreateSub(quotient, b.CreateZExt(negative, b.getInt64Ty())));
   }
   Value *mod(Value *x, int64_t d) {
     Value *remainder = b.CreateSRem(narrow(x), b.getInt64(d));
     Value *negative = b.CreateICmpSLT(remainder, b.getInt64(0));
-    return widen(b.CreateSelect(
-        negative, b.CreateAdd(remainder, b.getInt64(d)), remainder));
+    return widen(b.CreateSelect(negative, b.CreateAdd(remainder, b.getInt64(d)),
+                                remainder));
   }
   Value *narrow(Value *x) { return b.CreateTrunc(x, b.getInt64Ty()); }
   Value *widen(Value *x) { return b.CreateSExt(x, type); }

@@ -71,7 +71,8 @@ public:
     return call;
   }
 
-  std::vector<int64_t> roundedToMultiples(llvm::ArrayRef<int64_t> values) const {
+  std::vector<int64_t>
+  roundedToMultiples(llvm::ArrayRef<int64_t> values) const {
     std::vector<int64_t> rounded(values.begin(), values.end());
     for (size_t s = 0; s < rounded.size(); ++s)
       rounded[s] -= floorModulo(rounded[s], contract.symbols[s].multipleOf);

@@ -221,8 +221,9 @@ TEST(ShapeExpr, UnprovableDivisionSuggestsADeclaration) {
             "a new symbol G, or round down with '//'");
   EXPECT_EQ(offset, 1u); // at the '/'
   // 2*S needs S to be a multiple of 4; M (multiple_of 8) of 24 for / 3.
-  EXPECT_NE(parseError("2*S/8").find("declare symbol S with \"multiple_of\": 4"),
-            std::string::npos);
+  EXPECT_NE(
+      parseError("2*S/8").find("declare symbol S with \"multiple_of\": 4"),
+      std::string::npos);
   EXPECT_NE(parseError("M/3").find("declare symbol M with \"multiple_of\": 24"),
             std::string::npos);
   EXPECT_NE(parseError("(S+T)/2").find("'(S+T)' is not a multiple of 2"),
@@ -240,10 +241,10 @@ TEST(ShapeExpr, UnprovableDivisionSuggestsADeclaration) {
 
 TEST(ShapeExpr, PrintedFormParsesBack) {
   for (const char *text :
-       {"S//4", "(S+7)//8", "-(S//2)+T", "3*(S%4)", "M/8", "3*M/8",
-        "-3*M/8+S", "M*N/16", "(M/8)//3", "(S-1)//2+1", "B*(S//2)*(T%3)",
-        "-(S%3)", "2*(S//2)*(S//2)", "H/4294967296*H/4294967296",
-        "3*H*M/34359738368", "(M*S)//3", "((S%4)//2)%3"}) {
+       {"S//4", "(S+7)//8", "-(S//2)+T", "3*(S%4)", "M/8", "3*M/8", "-3*M/8+S",
+        "M*N/16", "(M/8)//3", "(S-1)//2+1", "B*(S//2)*(T%3)", "-(S%3)",
+        "2*(S//2)*(S//2)", "H/4294967296*H/4294967296", "3*H*M/34359738368",
+        "(M*S)//3", "((S%4)//2)%3"}) {
     ShapeExpr expr = parse(text);
     std::string printed = expr.toString(names);
     EXPECT_EQ(parse(printed), expr) << text << " printed as " << printed;
@@ -310,7 +311,8 @@ TEST(ShapeExpr, LinearFormsSeeThroughMultiples) {
   auto t = parse("T+S//2").linearIn(2);
   ASSERT_TRUE(t);
   EXPECT_EQ(t->rest.toString(names), "S//2");
-  EXPECT_EQ(parse("(S+T)//2").symbols(), (llvm::SmallVector<uint32_t, 4>{1, 2}));
+  EXPECT_EQ(parse("(S+T)//2").symbols(),
+            (llvm::SmallVector<uint32_t, 4>{1, 2}));
   EXPECT_TRUE(parse("B+S%2").uses(1));
 }
 
@@ -348,9 +350,8 @@ public:
 
   /// Appends to `text`; returns the value at `values`, or nullopt if an
   /// intermediate value leaves [-2^40, 2^40] (kept far from overflow).
-  std::optional<int64_t> generate(std::string &text,
-                                  llvm::ArrayRef<int64_t> values,
-                                  unsigned depth) {
+  std::optional<int64_t>
+  generate(std::string &text, llvm::ArrayRef<int64_t> values, unsigned depth) {
     if (depth == 0 || pick(3) == 0)
       return leaf(text, values);
     if (pick(8) == 0) {
@@ -411,8 +412,8 @@ TEST(ShapeExpr, RandomExpressionsKeepTheirValue) {
   int checked = 0;
   for (int i = 0; i < 4000; ++i) {
     std::vector<int64_t> values = {
-        int64_t(random.pick(21)), int64_t(random.pick(21)),
-        int64_t(random.pick(21)), 8 * int64_t(random.pick(9)),
+        int64_t(random.pick(21)),     int64_t(random.pick(21)),
+        int64_t(random.pick(21)),     8 * int64_t(random.pick(9)),
         2 * int64_t(random.pick(11)), 0};
     std::string text;
     RandomExpr tree{uint32_t(i)};
@@ -431,8 +432,7 @@ TEST(ShapeExpr, RandomExpressionsKeepTheirValue) {
     EXPECT_EQ(expr->evaluate(values), expected) << text;
     std::string printed = expr->toString(names);
     auto reparsed = ShapeExpr::parse(printed, lookup, error, offset);
-    ASSERT_TRUE(reparsed) << text << " printed as " << printed << ": "
-                          << error;
+    ASSERT_TRUE(reparsed) << text << " printed as " << printed << ": " << error;
     EXPECT_EQ(*reparsed, *expr) << text << " printed as " << printed;
     Interval b = expr->bounds(ranges);
     EXPECT_LE(b.min, *expected) << text << " = " << printed;

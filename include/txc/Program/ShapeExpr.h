@@ -59,8 +59,8 @@ struct ShapeAtom {
     Mod,      ///< operand - divisor * floor(operand / divisor)
   };
   Kind kind = Kind::Symbol;
-  uint32_t symbol = 0; ///< Symbol
-  int64_t divisor = 1; ///< always >= 1
+  uint32_t symbol = 0;                      ///< Symbol
+  int64_t divisor = 1;                      ///< always >= 1
   std::shared_ptr<const ShapeExpr> operand; ///< FloorDiv and Mod
 
   bool operator==(const ShapeAtom &o) const;
@@ -115,8 +115,7 @@ public:
                                            const ShapeExpr &b);
   /// floor(a / divisor) and a mod divisor (in [0, divisor)), simplified;
   /// nullopt if divisor <= 0.
-  static std::optional<ShapeExpr> floorDiv(const ShapeExpr &a,
-                                           int64_t divisor);
+  static std::optional<ShapeExpr> floorDiv(const ShapeExpr &a, int64_t divisor);
   static std::optional<ShapeExpr> mod(const ShapeExpr &a, int64_t divisor);
   /// When the expression is k*S for one symbol S: the multiple_of that S
   /// needs for it to be divisible by `divisor` (S's own multiple_of
@@ -154,8 +153,7 @@ public:
   /// and parentheses (docs/program-format.md). On error returns the message
   /// and sets `errorOffset` to the offending character.
   static std::optional<ShapeExpr> parse(llvm::StringRef text,
-                                        SymbolLookup lookup,
-                                        std::string &error,
+                                        SymbolLookup lookup, std::string &error,
                                         size_t &errorOffset);
 
   /// Computes the expression bottom-up with the operations of `ops`, in
@@ -168,7 +166,8 @@ public:
   /// Symbols are divided by the smallest part of their multiple_of that the
   /// coefficient does not absorb: 16*B with B multiple_of 8 is 16*B, not
   /// 128*(B/8); no intermediate value exceeds the final one.
-  template <typename Ops> auto fold(Ops &ops) const -> decltype(ops.constant(0));
+  template <typename Ops>
+  auto fold(Ops &ops) const -> decltype(ops.constant(0));
 
   /// The coefficient of `term` after the divisions of its symbols by their
   /// multiple_of are cancelled against it, and in `divisors` what remains

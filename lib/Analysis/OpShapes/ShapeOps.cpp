@@ -96,10 +96,10 @@ std::vector<std::string> divisibilityNotes(const InferenceContext &ctx,
     return std::optional<ShapeExpr>(ShapeExpr::symbol({id, multiple}));
   });
   auto dim = declared ? declared->divExact(*divisor) : std::nullopt;
-  return {suggestMultipleOf(ctx.program.symbols[needed->id].name,
-                            needed->multipleOf) +
-          (dim ? " (the dimension is then " + ctx.str(*dim) + ")"
-               : std::string())};
+  return {
+      suggestMultipleOf(ctx.program.symbols[needed->id].name,
+                        needed->multipleOf) +
+      (dim ? " (the dimension is then " + ctx.str(*dim) + ")" : std::string())};
 }
 
 std::vector<std::string> mismatchNotes(const Shape &target) {
@@ -166,8 +166,8 @@ std::vector<TensorType> inferReshape(InferenceContext &ctx) {
   } else if (*total != *known) {
     ctx.fail(attr->loc, "shape-mismatch",
              nodeRef(ctx) + " cannot reshape " + ctx.str(a.shape) + " (" +
-                 ctx.str(*total) + " elements) to " + ctx.str(*target) +
-                 " (" + ctx.str(*known) + " elements)",
+                 ctx.str(*total) + " elements) to " + ctx.str(*target) + " (" +
+                 ctx.str(*known) + " elements)",
              mismatchNotes(*target));
     return {};
   }
