@@ -413,7 +413,11 @@ bool ContractBuilder::build() {
                         ", but no input dimension determines " +
                         (unbound.size() == 1 ? "symbol " : "symbols ") + list +
                         "; give one input a dimension that is a single "
-                        "symbol (or a*S+b)");
+                        "symbol (or a*S+b)" +
+                        (decl.type.shape[d].hasDivision()
+                             ? std::string("; a dimension with '/', '//' or "
+                                           "'%' does not determine symbols")
+                             : std::string()));
         ok = false;
       }
   // Every symbol an output or a node uses must be known at run time.
@@ -493,20 +497,34 @@ int64_t clampToInt64(__int128 value) {
   return int64_t(value);
 }
 
-/// Evaluates `expr` the way the generated code does: in two's complement
-/// arithmetic of the width of `Unsigned` (wrapping, never trapping), so that
-/// the host and the object agree bit for bit. Symbols never bound are 0.
+/// ShapeExpr::fold operations that compute the way the generated code does
+/// (AbiEmitter.cpp): sums and products in two's complement arithmetic of the
+/// width of `Unsigned` (wrapping, never trapping), divisions on int64
+/// values (the verifier proved that their operands fit), so that the host
+/// and the object agree bit for bit. Symbols never bound are 0.
+template <typename Unsigned> struct WrappingOps {
+  const std::vector<int64_t> &symbolValues;
+
+  static Unsigned widen(int64_t value) { return Unsigned(__int128(value)); }
+  static int64_t narrow(Unsigned value) { return int64_t(uint64_t(value)); }
+  Unsigned constant(int64_t value) { return widen(value); }
+  Unsigned symbol(uint32_t id) { return widen(symbolValues[id]); }
+  Unsigned add(Unsigned a, Unsigned b) { return a + b; }
+  Unsigned mul(Unsigned a, Unsigned b) { return a * b; }
+  Unsigned exactDiv(Unsigned a, int64_t d) { return widen(narrow(a) / d); }
+  Unsigned floorDiv(Unsigned a, int64_t d) {
+    return widen(floorDivide(narrow(a), d));
+  }
+  Unsigned mod(Unsigned a, int64_t d) {
+    return widen(floorModulo(narrow(a), d));
+  }
+};
+
 template <typename Unsigned>
 Unsigned evaluateWrapping(const ShapeExpr &expr,
                           const std::vector<int64_t> &symbolValues) {
-  Unsigned sum = 0;
-  for (const ShapeExpr::Term &term : expr.terms()) {
-    Unsigned product = Unsigned(__int128(term.coeff));
-    for (uint32_t id : term.symbols)
-      product *= Unsigned(__int128(symbolValues[id]));
-    sum += product;
-  }
-  return sum;
+  WrappingOps<Unsigned> ops{symbolValues};
+  return expr.fold(ops);
 }
 
 int64_t evaluate64(const ShapeExpr &expr,

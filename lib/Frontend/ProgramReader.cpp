@@ -107,8 +107,8 @@ private:
   void readOutputs(const JsonValue &list, llvm::StringRef pointer,
                    std::vector<OutputDecl> &outputs);
 
-  std::optional<uint32_t> lookupSymbol(llvm::StringRef name) const {
-    return program->findSymbol(name);
+  std::optional<SymbolRef> lookupSymbol(llvm::StringRef name) const {
+    return program->findSymbolRef(name);
   }
 
   const SourceFile &file;

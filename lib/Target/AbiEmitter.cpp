@@ -261,20 +261,51 @@ void EntryPointEmitter::failWith(IRBuilder<> &b, FailExit &exit, Value *failed,
   b.SetInsertPoint(next);
 }
 
+namespace {
+/// ShapeExpr::fold operations in LLVM IR, with the semantics of
+/// evaluateGuards (Contract.cpp): sums and products wrap in `type` (i64 or
+/// i128; no nsw: an expanded polynomial may have intermediate terms that
+/// wrap although the value itself is in range, e.g. S*T-S near 2^47);
+/// divisions are done on i64 (their operands fit, as the verifier proved,
+/// and an i128 division would be a call to __divti3).
+struct IRExprOps {
+  IRBuilder<> &b;
+  ArrayRef<Value *> symbols; ///< i64 values
+  Type *type;
+
+  Value *constant(int64_t value) { return ConstantInt::get(type, value, true); }
+  Value *symbol(uint32_t id) { return b.CreateSExt(symbols[id], type); }
+  Value *add(Value *x, Value *y) { return b.CreateAdd(x, y); }
+  Value *mul(Value *x, Value *y) { return b.CreateMul(x, y); }
+  Value *exactDiv(Value *x, int64_t d) {
+    return widen(b.CreateSDiv(narrow(x), b.getInt64(d)));
+  }
+  Value *floorDiv(Value *x, int64_t d) {
+    // floor(x/d) for d > 0: the truncated quotient, minus 1 when the
+    // remainder is negative.
+    Value *narrowed = narrow(x);
+    Value *quotient = b.CreateSDiv(narrowed, b.getInt64(d));
+    Value *negative =
+        b.CreateICmpSLT(b.CreateSRem(narrowed, b.getInt64(d)), b.getInt64(0));
+    return widen(b.CreateSub(quotient, b.CreateZExt(negative, b.getInt64Ty())));
+  }
+  Value *mod(Value *x, int64_t d) {
+    Value *remainder = b.CreateSRem(narrow(x), b.getInt64(d));
+    Value *negative = b.CreateICmpSLT(remainder, b.getInt64(0));
+    return widen(b.CreateSelect(negative, b.CreateAdd(remainder, b.getInt64(d)),
+                                remainder));
+  }
+  Value *narrow(Value *x) { return b.CreateTrunc(x, b.getInt64Ty()); }
+  Value *widen(Value *x) { return b.CreateSExt(x, type); }
+};
+} // namespace
+
 Value *EntryPointEmitter::evaluate(IRBuilder<> &b, const ShapeExpr &expr,
                                    ArrayRef<Value *> symbols, Type *type) {
-  // Only called once the symbols were checked against their ranges, where
-  // the verifier proved that no dim or size overflows.
-  Value *sum = ConstantInt::get(type, 0);
-  for (const ShapeExpr::Term &term : expr.terms()) {
-    Value *product = ConstantInt::get(type, term.coeff, true);
-    // No nsw: an expanded polynomial may have intermediate terms that wrap
-    // although the value itself is in range (e.g. S*T-S near 2^47).
-    for (uint32_t id : term.symbols)
-      product = b.CreateMul(product, b.CreateSExt(symbols[id], type));
-    sum = b.CreateAdd(sum, product);
-  }
-  return sum;
+  // Only called once the symbols were checked against their ranges and
+  // multiples, where the verifier proved that no dim or size overflows.
+  IRExprOps ops{b, symbols, type};
+  return expr.fold(ops);
 }
 
 void EntryPointEmitter::emitGuards(IRBuilder<> &b, GuardSink &exit,

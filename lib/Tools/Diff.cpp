@@ -227,7 +227,8 @@ private:
   void findRejectedCalls();
 
   /// An old dim expression in the new symbol ids; nullopt if it uses a
-  /// symbol the new manifest does not have.
+  /// symbol the new manifest does not have, or divides one by a multiple
+  /// that its new multiple_of does not guarantee.
   std::optional<ShapeExpr> mapExpr(const ShapeExpr &expr) const;
 
   const Manifest &o, &n;
@@ -438,23 +439,12 @@ void Differ::matchSymbols() {
 }
 
 std::optional<ShapeExpr> Differ::mapExpr(const ShapeExpr &expr) const {
-  ShapeExpr result;
-  for (const ShapeExpr::Term &term : expr.terms()) {
-    ShapeExpr product = ShapeExpr::constant(term.coeff);
-    for (uint32_t id : term.symbols) {
-      if (id >= symbolMap.size() || symbolMap[id] < 0)
-        return std::nullopt;
-      auto next = ShapeExpr::mul(product, ShapeExpr::symbol(symbolMap[id]));
-      if (!next)
-        return std::nullopt;
-      product = std::move(*next);
-    }
-    auto sum = ShapeExpr::add(result, product);
-    if (!sum)
+  return expr.substitute([&](uint32_t id) -> std::optional<ShapeExpr> {
+    if (id >= symbolMap.size() || symbolMap[id] < 0)
       return std::nullopt;
-    result = std::move(*sum);
-  }
-  return result;
+    const ContractSymbol &symbol = n.contract.symbols[symbolMap[id]];
+    return ShapeExpr::symbol({uint32_t(symbolMap[id]), symbol.multipleOf});
+  });
 }
 
 void Differ::compareTensorPair(bool outputs, size_t oi, size_t ni) {

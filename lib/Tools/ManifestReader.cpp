@@ -269,10 +269,10 @@ std::optional<ShapeExpr> ManifestParser::parseExpr(const JsonValue &value,
   size_t offset = 0;
   auto expr = ShapeExpr::parse(
       *text,
-      [&](llvm::StringRef name) -> std::optional<uint32_t> {
+      [&](llvm::StringRef name) -> std::optional<SymbolRef> {
         for (size_t s = 0; s < m.contract.symbols.size(); ++s)
           if (m.contract.symbols[s].name == name)
-            return uint32_t(s);
+            return SymbolRef{uint32_t(s), m.contract.symbols[s].multipleOf};
         return std::nullopt;
       },
       error, offset);
