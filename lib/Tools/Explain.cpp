@@ -162,6 +162,9 @@ std::string Explainer::statementFor(const Assumption &a) const {
     return dimRef(first.tensor, first.dim) + " is " +
            first.expr.toString(names) +
            " for the symbol values determined by earlier dimensions";
+  case GuardKind::IndexInRange:
+    return "every index that node '" + first.node + "' reads is in [0, " +
+           first.expr.toString(names) + ")";
   }
   return "";
 }
