@@ -4,6 +4,7 @@
 // Driver library. CLI11's exceptions are caught here and nowhere else.
 //
 //===----------------------------------------------------------------------===//
+#include "ImportCommand.h"
 #include "ToolCommands.h"
 
 #include "txc/Driver/Driver.h"
@@ -213,6 +214,9 @@ int main(int argc, char **argv) {
 
   ToolCommands tools;
   tools.add(app, [&](CLI::App *command) { addCommonOptions(command, common); });
+  ImportCommand imports;
+  imports.add(app,
+              [&](CLI::App *command) { addCommonOptions(command, common); });
 
   // CLI11 answers a misspelled command with "A subcommand is required",
   // which does not name it; say which word is wrong.
@@ -275,6 +279,8 @@ int main(int argc, char **argv) {
   } else if (*runCommand) {
     exitCode = runRun(run, diags);
   } else if (std::optional<int> code = tools.run(diags)) {
+    exitCode = *code;
+  } else if (std::optional<int> code = imports.run(diags)) {
     exitCode = *code;
   }
   if (!diags.diagnostics().empty() || common.format() != DiagnosticFormat::Text)
