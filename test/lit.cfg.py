@@ -27,6 +27,11 @@ config.substitutions.append(("%python", config.python_executable))
 # Debian's numpy (python3-numpy) imports only under the system interpreter;
 # the tests that write and check .npy files use it.
 config.substitutions.append(("%numpy", "/usr/bin/python3"))
+# ONNX models of the import tests are written as protobuf text in the test
+# and encoded with protoc against Debian's onnx.proto (libonnx-dev).
+config.substitutions.append(
+    ("%onnx-encode", "protoc --encode=onnx.ModelProto "
+                     "--proto_path=/usr/include/onnx onnx.proto"))
 config.substitutions.append(
     ("%cc", config.c_compiler + " -std=c99 -Wall -Wextra -Werror -pedantic"))
 config.substitutions.append(

@@ -244,13 +244,13 @@ GraphImporter::materialize(const ImportedValue &value, unsigned readerIndex) {
   if (!known)
     llvm::report_fatal_error("txc import: a value has neither a txc name "
                              "nor known elements");
-  if (auto it = constantRefs.find(known); it != constantRefs.end())
+  if (auto it = constantRefs.find(value.known); it != constantRefs.end())
     return it->second;
   if (!known->hasBytes()) {
     report(DiagCategory::NotRepresentable, "onnx-symbolic-tensor",
            readerIndex,
-           "node '" + model->graph().node(readerIndex).name() +
-               "' reads '" + value.onnxName +
+           "node " + nodeLabel(model->graph().node(readerIndex), readerIndex) +
+               " reads '" + value.onnxName +
                "' as a tensor, but its elements are computed from symbolic "
                "dims (" +
                shapeToString(*known->ints, program.symbolNames()) +
@@ -277,7 +277,7 @@ GraphImporter::materialize(const ImportedValue &value, unsigned readerIndex) {
   if (!value.onnxName.empty() && constant.name != value.onnxName)
     descriptions[constant.name] = "ONNX initializer '" + value.onnxName + "'";
   program.constants.push_back(constant);
-  constantRefs[known] = constant.name;
+  constantRefs[value.known] = constant.name;
   return constant.name;
 }
 
@@ -340,16 +340,20 @@ bool GraphImporter::hasPoisonedInput(const onnx::NodeProto &node) const {
 
 void GraphImporter::reportMissingConverter(const onnx::NodeProto &node,
                                            unsigned index, int64_t since) {
-  std::string what = "node '" + node.name() + "' (" + node.op_type() +
-                     ", opset " + std::to_string(opset) + ")";
   if (!node.domain().empty() && node.domain() != "ai.onnx") {
     report(DiagCategory::NotRepresentable, "onnx-unsupported-op", index,
-           what + " cannot be imported: op '" + node.op_type() +
-               "' of domain '" + node.domain() +
+           "node " + nodeLabel(node, index) + " (" + node.op_type() +
+               ", domain " +
+               node.domain() + ") cannot be imported: op '" +
+               node.op_type() + "' of domain '" + node.domain() +
                "' is not an ONNX standard op",
            "export with standard ONNX ops only (no custom domains)");
     return;
   }
+  std::string what = "node " + nodeLabel(node, index) + " (" +
+                     node.op_type() + "-" +
+                     std::to_string(since) + ", opset " +
+                     std::to_string(opset) + ")";
   for (const KnownUnsupportedOp &op : kUnsupportedOps)
     if (node.op_type() == op.opType) {
       report(DiagCategory::NotRepresentable, "onnx-unsupported-op", index,

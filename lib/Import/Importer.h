@@ -262,10 +262,14 @@ private:
   /// The dim_params the inputs use.
   std::set<std::string> usedParams;
   /// The constant made of each known tensor (one per tensor, however many
-  /// values alias it).
-  std::map<const KnownTensor *, std::string> constantRefs;
+  /// values alias it). The key keeps the tensor alive, so that its address
+  /// is never reused for another one.
+  std::map<std::shared_ptr<const KnownTensor>, std::string> constantRefs;
   std::set<std::string> storedTensors;
 };
+
+/// "'/fc/Gemm'", or "#3" for a node without a name.
+std::string nodeLabel(const onnx::NodeProto &node, unsigned index);
 
 /// An initializer or Constant tensor's elements; reports a malformed one
 /// (naming `what`) to `problem` and returns null.

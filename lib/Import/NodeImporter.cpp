@@ -145,7 +145,7 @@ NodeImporter::emitNode(llvm::StringRef op,
     return std::nullopt;
   }
   graph.descriptions[txcNode.name] =
-      "ONNX node '" + node.name() + "' (" + node.op_type() + ")";
+      "ONNX node " + nodeLabel(node, index) + " (" + node.op_type() + ")";
   std::vector<ImportedValue> results;
   for (unsigned r = 0; r < types.size(); ++r) {
     ImportedValue value;
@@ -235,16 +235,16 @@ ImportedValue NodeImporter::scalar(DType dtype, double value, unsigned rank) {
 //===----------------------------------------------------------------------===//
 
 /// "node '/fc/Gemm' (Gemm-13, opset 17)"
-static std::string describeNode(const onnx::NodeProto &node, int64_t since,
-                                int64_t opset) {
-  return "node '" + node.name() + "' (" + node.op_type() + "-" +
+static std::string describeNode(const onnx::NodeProto &node, unsigned index,
+                                int64_t since, int64_t opset) {
+  return "node " + nodeLabel(node, index) + " (" + node.op_type() + "-" +
          std::to_string(since) + ", opset " + std::to_string(opset) + ")";
 }
 
 llvm::LogicalResult NodeImporter::unsupported(const llvm::Twine &reason,
                                               const llvm::Twine &hint) {
   graph.report(DiagCategory::NotRepresentable, "onnx-unsupported-node", index,
-               describeNode(node, since, graph.opset) +
+               describeNode(node, index, since, graph.opset) +
                    " cannot be imported: " + reason,
                hint);
   return llvm::failure();
@@ -255,7 +255,7 @@ llvm::LogicalResult NodeImporter::unsupportedAttr(llvm::StringRef attribute,
                                                   const llvm::Twine &hint) {
   graph.report(DiagCategory::NotRepresentable, "onnx-unsupported-attribute",
                index,
-               describeNode(node, since, graph.opset) +
+               describeNode(node, index, since, graph.opset) +
                    " cannot be imported: attribute '" + attribute + "' " +
                    reason,
                hint);
@@ -264,7 +264,7 @@ llvm::LogicalResult NodeImporter::unsupportedAttr(llvm::StringRef attribute,
 
 llvm::LogicalResult NodeImporter::invalid(const llvm::Twine &message) {
   graph.report(DiagCategory::Invalid, "onnx-invalid", index,
-               describeNode(node, since, graph.opset) + " is invalid: " +
+               describeNode(node, index, since, graph.opset) + " is invalid: " +
                    message,
                "");
   return llvm::failure();

@@ -312,6 +312,12 @@ txc::onnximport::readTensorProto(const onnx::TensorProto &tensor,
 // Names
 //===----------------------------------------------------------------------===//
 
+std::string txc::onnximport::nodeLabel(const onnx::NodeProto &node,
+                                       unsigned index) {
+  return node.name().empty() ? "#" + std::to_string(index)
+                             : "'" + node.name() + "'";
+}
+
 void NameTable::reserve(llvm::StringRef identifier) {
   if (taken.insert(identifier.str()).second)
     mapped[identifier.str()] = identifier.str();

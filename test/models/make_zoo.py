@@ -11,8 +11,10 @@ sequence length).
     make_zoo.py --list                 model names, one a line
 
 Writes OUT_DIR/<model>.onnx, OUT_DIR/<model>.dims (the `txc import onnx`
---dim flags, one a line) and OUT_DIR/<model>.<point>.<input or output>.npy
-with <point> such as b1, b8 or b2s16.
+--dim flags, one a line), OUT_DIR/<model>.<point>.<input or output>.npy
+with <point> such as b1, b8 or b2s16, OUT_DIR/<model>.points (the point
+names, one a line) and OUT_DIR/<model>.outside.<input>.npy, an input whose
+batch is one more than the largest (the object's guards must reject it).
 """
 import os
 import sys
@@ -142,6 +144,12 @@ def export(name, out_dir):
                           dynamic_axes=dynamic_axes, opset_version=OPSET)
     with open(os.path.join(out_dir, name + ".dims"), "w") as f:
         f.write("".join(d + "\n" for d in dims))
+    with open(os.path.join(out_dir, name + ".points"), "w") as f:
+        f.write("".join(point_name(p) + "\n" for p in points))
+    outside = (points[-1][0] + 1, points[0][1])
+    for input_name, value in make_inputs(outside).items():
+        np.save(os.path.join(out_dir, "%s.outside.%s.npy" % (name, input_name)),
+                value.numpy())
     with torch.no_grad():
         for point in points:
             torch.manual_seed(1000 + point[0] * 1000 + point[1])
