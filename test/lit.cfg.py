@@ -11,6 +11,10 @@ config.test_source_root = os.path.join(config.txc_src_root, "test")
 config.test_exec_root = os.path.join(config.txc_obj_root, "test")
 config.excludes = ["Inputs", "CMakeLists.txt", "unit", "lit.cfg.py",
                    "lit.site.cfg.py", "lit.site.cfg.py.in"]
+# The model zoo (test/models: PyTorch exports compiled at -O2, minutes of
+# compile time) is its own ctest entry: `lit --param zoo=1 test/models`.
+if not lit_config.params.get("zoo"):
+    config.excludes.append("models")
 
 # The LLVM tools (FileCheck, not, split-file) and txc itself.
 config.environment["PATH"] = os.pathsep.join(

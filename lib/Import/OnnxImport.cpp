@@ -183,13 +183,17 @@ weightsReference(llvm::StringRef programPath, llvm::StringRef weightsPath,
   llvm::SmallString<256> weightsDir(llvm::sys::path::parent_path(weightsPath));
   llvm::sys::path::remove_dots(programDir, true);
   llvm::sys::path::remove_dots(weightsDir, true);
-  llvm::StringRef dir = weightsDir;
-  if (programDir.empty() || dir == programDir || dir.consume_front(programDir)) {
-    llvm::SmallString<256> relative(dir.ltrim('/'));
+  // The weights' directory below the program's: "" or "w/sub".
+  llvm::StringRef below = weightsDir;
+  bool inside = programDir.empty() || below == programDir ||
+                below.consume_front((programDir + "/").str());
+  if (below == programDir)
+    below = "";
+  if (inside && !llvm::sys::path::is_absolute(below) &&
+      !below.starts_with("..")) {
+    llvm::SmallString<256> relative(below);
     llvm::sys::path::append(relative, llvm::sys::path::filename(weightsPath));
-    if (!llvm::StringRef(relative).starts_with("..") &&
-        !llvm::sys::path::is_absolute(relative))
-      return relative.str().str();
+    return relative.str().str();
   }
   usageError(diags, "--weights '" + weightsPath +
                         "' is not in the directory of the program '" +
@@ -226,7 +230,7 @@ int txc::runOnnxImport(const OnnxImportOptions &options,
   if (!result->weights.empty())
     outputs.add(weightsPath, std::move(result->weights));
   if (llvm::Error error = outputs.commit()) {
-    diags.error(DiagCategory::IO, "io", options.outputPath, Loc(),
+    diags.error(DiagCategory::IO, "io", "", Loc(),
                 llvm::toString(std::move(error)));
     return diags.exitCode();
   }
