@@ -4,7 +4,11 @@
 #
 #   scripts/install-deps.sh          build + test dependencies
 #   scripts/install-deps.sh --bench  also the benchmark peers (OpenBLAS,
-#                                    Eigen, oneDNN, PyTorch, Google Benchmark)
+#                                    Eigen, oneDNN, Google Benchmark)
+#
+# libonnx-dev (with libprotobuf-dev) is `txc import onnx`'s ONNX library;
+# protoc encodes the ONNX models of test/lit/import; PyTorch and
+# torchvision export the model zoo of test/models.
 set -euo pipefail
 
 packages=(
@@ -12,9 +16,11 @@ packages=(
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libssl-dev
   python3 python3-jsonschema python3-numpy
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  python3-torch python3-torchvision
 )
 if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(libopenblas-dev libeigen3-dev libdnnl-dev python3-torch
+  packages+=(libopenblas-dev libeigen3-dev libdnnl-dev
              libbenchmark-dev hyperfine)
 fi
 
