@@ -369,6 +369,11 @@ void GraphImporter::reportMissingConverter(const onnx::NodeProto &node,
 
 void GraphImporter::importNodes() {
   const onnx::GraphProto &graph = model->graph();
+  for (int i = 0; i < graph.node_size(); ++i)
+    for (const std::string &input : graph.node(i).input())
+      consumers[input].push_back(i);
+  for (const onnx::ValueInfoProto &output : graph.output())
+    graphOutputs.insert(output.name());
   for (int i = 0; i < graph.node_size(); ++i) {
     const onnx::NodeProto &node = graph.node(i);
     auto poison = [&] {

@@ -138,6 +138,18 @@ public:
   /// Keeps the model's bytes alive for tensors that point into it.
   std::shared_ptr<const void> owner() const;
 
+  /// The one node that reads output `output`, when exactly one node does
+  /// and it is no graph output; with its index.
+  std::optional<std::pair<const onnx::NodeProto *, unsigned>>
+  soleConsumer(unsigned output) const;
+  /// A value of the graph by its ONNX name, if it is defined yet.
+  const ImportedValue *lookup(llvm::StringRef onnxName) const;
+  /// Records that this node computed node `consumer` too (a batch norm
+  /// folded into a convolution); the consumer then forwards its input.
+  void foldInto(unsigned consumer);
+  /// Whether a node before this one computed it already.
+  bool isFolded() const;
+
   /// The node cannot be imported: exit 5, listed with every other one.
   llvm::LogicalResult unsupported(const llvm::Twine &reason,
                                   const llvm::Twine &hint);
@@ -237,6 +249,11 @@ public:
               const llvm::Twine &message, const llvm::Twine &hint);
   NameTable names;
   int64_t opset = 0;
+  /// The nodes reading each value (indices), and whether it is a graph
+  /// output (an extra, pseudo reader).
+  std::map<std::string, std::vector<unsigned>> consumers;
+  std::set<std::string> graphOutputs;
+  std::set<unsigned> foldedNodes;
 
 private:
   bool importInputs(const std::map<std::string, Symbol> &dimRanges,

@@ -230,6 +230,27 @@ ImportedValue NodeImporter::scalar(DType dtype, double value, unsigned rank) {
       dtype, dims, {ShapeExpr::constant(int64_t(value))}));
 }
 
+std::optional<std::pair<const onnx::NodeProto *, unsigned>>
+NodeImporter::soleConsumer(unsigned output) const {
+  const std::string &name = node.output(output);
+  auto it = graph.consumers.find(name);
+  if (graph.graphOutputs.count(name) || it == graph.consumers.end() ||
+      it->second.size() != 1)
+    return std::nullopt;
+  unsigned consumer = it->second.front();
+  return std::make_pair(&graph.modelProto().graph().node(consumer), consumer);
+}
+
+const ImportedValue *NodeImporter::lookup(llvm::StringRef onnxName) const {
+  return graph.lookup(onnxName);
+}
+
+void NodeImporter::foldInto(unsigned consumer) {
+  graph.foldedNodes.insert(consumer);
+}
+
+bool NodeImporter::isFolded() const { return graph.foldedNodes.count(index); }
+
 //===----------------------------------------------------------------------===//
 // Failures
 //===----------------------------------------------------------------------===//

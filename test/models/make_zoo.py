@@ -74,6 +74,28 @@ class Encoder(torch.nn.Module):
         return self.encoder(self.embedding(ids))
 
 
+class ConvBn(torch.nn.Module):
+    """A small CNN whose batch norms the export keeps (TrainingMode.PRESERVE):
+    after a conv (folded at import), after a depthwise conv, and after a
+    pool (a scale and shift); HardSwish, MaxPool, AvgPool."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.bn1 = torch.nn.BatchNorm2d(8)
+        self.conv2 = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8, bias=False)
+        self.bn2 = torch.nn.BatchNorm2d(8)
+        self.bn3 = torch.nn.BatchNorm2d(8)
+        self.fc = torch.nn.Linear(8 * 4 * 4, 5)
+
+    def forward(self, x):
+        x = torch.relu(self.bn1(self.conv1(x)))
+        x = torch.nn.functional.hardswish(self.bn2(self.conv2(x)))
+        x = self.bn3(torch.nn.functional.max_pool2d(x, 2))
+        x = torch.nn.functional.avg_pool2d(x, 2)
+        return self.fc(torch.flatten(x, 1))
+
+
 def image_model(builder):
     def build():
         return builder(weights=None)
@@ -97,6 +119,9 @@ MODELS = {
                  {"ids": {0: "batch", 1: "S"}},
                  ["batch=1:16", "S=1:128"],
                  [(1, 1), (5, 37), (16, 128)], False),
+    "convbn": (ConvBn, lambda p: {"x": torch.randn(p[0], 3, 16, 16)},
+               {"x": {0: "batch"}}, ["batch=1:8"],
+               [(1, 0), (3, 0), (8, 0)], False),
     "resnet18": (image_model(torchvision.models.resnet18),
                  lambda p: image_input(p[0]), {"x": {0: "batch"}},
                  ["batch=1:8"], [(1, 0), (8, 0)], False),
@@ -138,10 +163,15 @@ def export(name, out_dir):
     # The output has the batch axis, and the encoder's the sequence axis.
     dynamic_axes["y"] = {0: "batch", 1: "S"} if name == "encoder" else {0: "batch"}
     path = os.path.join(out_dir, name + ".onnx")
+    # convbn keeps its BatchNormalization nodes: eval mode (PRESERVE) without
+    # the exporter's conv-bn fusion.
+    training = (torch.onnx.TrainingMode.PRESERVE if name == "convbn"
+                else torch.onnx.TrainingMode.EVAL)
     with torch.set_grad_enabled(grad):
         torch.onnx.export(model, tuple(example.values()), path,
                           input_names=input_names, output_names=["y"],
-                          dynamic_axes=dynamic_axes, opset_version=OPSET)
+                          dynamic_axes=dynamic_axes, opset_version=OPSET,
+                          training=training)
     with open(os.path.join(out_dir, name + ".dims"), "w") as f:
         f.write("".join(d + "\n" for d in dims))
     with open(os.path.join(out_dir, name + ".points"), "w") as f:

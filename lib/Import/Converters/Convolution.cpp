@@ -137,6 +137,88 @@ llvm::LogicalResult finish(NodeImporter &node, std::optional<ImportedValue> y,
   return node.emitOutput(0, "squeeze", {*y}, {intListAttr("axes", {2})});
 }
 
+/// An inference BatchNormalization with constant statistics is, per
+/// channel, y = x * a + b with a = scale / sqrt(var + epsilon) and
+/// b = bias - mean * a (computed in double).
+struct ChannelAffine {
+  std::vector<double> a, b;
+};
+
+std::optional<ChannelAffine>
+batchNormAffine(llvm::ArrayRef<std::optional<std::vector<double>>> params,
+                double epsilon) {
+  for (const std::optional<std::vector<double>> &param : params)
+    if (!param || param->size() != params[0]->size())
+      return std::nullopt;
+  ChannelAffine affine;
+  for (size_t c = 0; c < params[0]->size(); ++c) {
+    affine.a.push_back((*params[0])[c] / std::sqrt((*params[3])[c] + epsilon));
+    affine.b.push_back((*params[1])[c] - (*params[2])[c] * affine.a.back());
+  }
+  return affine;
+}
+
+/// The statistics of a BatchNormalization node as known doubles (scale,
+/// bias, mean, variance), looked up without reporting anything.
+std::optional<ChannelAffine> knownBatchNorm(NodeImporter &node,
+                                            const onnx::NodeProto &bn) {
+  if (bn.input_size() != 5)
+    return std::nullopt;
+  std::optional<std::vector<double>> params[4];
+  for (unsigned i = 0; i < 4; ++i) {
+    const ImportedValue *value = node.lookup(bn.input(i + 1));
+    if (value && value->known)
+      params[i] = value->known->doubles();
+  }
+  double epsilon = 1e-5f;
+  for (const onnx::AttributeProto &attr : bn.attribute()) {
+    if (attr.name() == "epsilon")
+      epsilon = attr.f();
+    if (attr.name() == "training_mode" && attr.i() != 0)
+      return std::nullopt;
+  }
+  for (int i = 1; i < bn.output_size(); ++i)
+    if (!bn.output(i).empty())
+      return std::nullopt;
+  return batchNormAffine(params, epsilon);
+}
+
+/// When a 2-D Conv's only reader is an inference BatchNormalization and
+/// the weight and bias are constants, the Conv computes the batch norm
+/// too: W'[o] = W[o] * a[o] and bias'[o] = bias[o] * a[o] + b[o], in
+/// double and rounded once (PyTorch's exporter folds eval models so).
+/// Returns the new weight and bias and marks the batch norm folded.
+std::optional<std::pair<ImportedValue, ImportedValue>>
+foldBatchNormIntoConv(NodeImporter &node) {
+  auto consumer = node.soleConsumer(0);
+  if (!consumer || consumer->first->op_type() != "BatchNormalization" ||
+      !consumer->first->domain().empty())
+    return std::nullopt;
+  const KnownTensor *weight = node.known(1);
+  const KnownTensor *bias = node.hasInput(2) ? node.known(2) : nullptr;
+  std::optional<std::vector<double>> w = weight ? weight->doubles()
+                                                : std::nullopt;
+  std::optional<std::vector<double>> b =
+      bias ? bias->doubles() : std::optional<std::vector<double>>();
+  DType dtype = node.input(1).type.dtype;
+  if (!w || (node.hasInput(2) && !b) ||
+      (dtype != DType::F32 && dtype != DType::F64))
+    return std::nullopt;
+  std::optional<ChannelAffine> affine = knownBatchNorm(node, *consumer->first);
+  int64_t channels = weight->dims[0];
+  if (!affine || int64_t(affine->a.size()) != channels)
+    return std::nullopt;
+  size_t perChannel = w->size() / channels;
+  for (size_t i = 0; i < w->size(); ++i)
+    (*w)[i] *= affine->a[i / perChannel];
+  std::vector<double> newBias(channels);
+  for (int64_t o = 0; o < channels; ++o)
+    newBias[o] = (b ? (*b)[o] : 0.0) * affine->a[o] + affine->b[o];
+  node.foldInto(consumer->second);
+  return std::make_pair(node.constant(knownFloats(dtype, weight->dims, *w)),
+                        node.constant(knownFloats(dtype, {channels}, newBias)));
+}
+
 /// Conv-11.
 llvm::LogicalResult convertConv(NodeImporter &node) {
   const ImportedValue &w = node.input(1);
@@ -165,6 +247,9 @@ llvm::LogicalResult convertConv(NodeImporter &node) {
     std::vector<ImportedValue> operands = {x, *weight};
     if (node.hasInput(2))
       operands.push_back(node.input(2));
+    if (!oneDim)
+      if (auto folded = foldBatchNormIntoConv(node))
+        operands = {x, folded->first, folded->second};
     std::vector<NodeAttr> attrs = {intListAttr("stride", w2.strides),
                                    intListAttr("padding", txcPadding(w2)),
                                    intListAttr("dilation", w2.dilations),
@@ -252,6 +337,8 @@ llvm::LogicalResult convertGlobalPool(NodeImporter &node) {
 /// b = bias - mean * a, computed at import in double and rounded once to
 /// the tensor's dtype (docs/onnx.md).
 llvm::LogicalResult convertBatchNormalization(NodeImporter &node) {
+  if (node.isFolded()) // into the convolution that computes its input
+    return node.setOutput(0, node.input(0));
   if (node.intAttr("training_mode", 0) != 0)
     return node.unsupportedAttr("training_mode", "is 1; txc imports "
                                                  "inference graphs only",
@@ -268,25 +355,19 @@ llvm::LogicalResult convertBatchNormalization(NodeImporter &node) {
   for (unsigned i = 0; i < 4; ++i)
     if (!(params[i] = node.requireKnownDoubles(i + 1, what[i])))
       return llvm::failure();
-  size_t channels = params[0]->size();
-  for (unsigned i = 1; i < 4; ++i)
-    if (params[i]->size() != channels)
-      return node.invalid("its scale, bias, mean and variance differ in size");
-  double epsilon = node.floatAttr("epsilon", 1e-5f);
-  std::vector<double> a(channels), b(channels);
-  for (size_t c = 0; c < channels; ++c) {
-    a[c] = (*params[0])[c] / std::sqrt((*params[3])[c] + epsilon);
-    b[c] = (*params[1])[c] - (*params[2])[c] * a[c];
-  }
+  std::optional<ChannelAffine> affine =
+      batchNormAffine(params, node.floatAttr("epsilon", 1e-5f));
+  if (!affine)
+    return node.invalid("its scale, bias, mean and variance differ in size");
   std::vector<int64_t> dims(x.type.rank() - 1, 1);
-  dims[0] = int64_t(channels);
+  dims[0] = int64_t(affine->a.size());
   std::optional<ImportedValue> scaled = node.emit(
-      "mul", {x, node.constant(knownFloats(x.type.dtype, dims, a))});
+      "mul", {x, node.constant(knownFloats(x.type.dtype, dims, affine->a))});
   if (!scaled)
     return llvm::failure();
-  return node.emitOutput(0, "add",
-                         {*scaled, node.constant(
-                                       knownFloats(x.type.dtype, dims, b))});
+  return node.emitOutput(
+      0, "add",
+      {*scaled, node.constant(knownFloats(x.type.dtype, dims, affine->b))});
 }
 
 } // namespace

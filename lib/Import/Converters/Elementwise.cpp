@@ -187,39 +187,11 @@ llvm::LogicalResult convertClip(NodeImporter &node) {
   return node.emitOutput(0, "clamp", {node.input(0)}, std::move(attrs));
 }
 
-/// max(0, min(1, alpha * x + beta)), ONNX's definition, as its three ops.
-std::optional<ImportedValue> hardSigmoid(NodeImporter &node, float alpha,
-                                         float beta) {
-  const ImportedValue &x = node.input(0);
-  DType dtype = x.type.dtype;
-  std::optional<ImportedValue> scaled =
-      node.emit("mul", {x, node.scalar(dtype, alpha)});
-  if (!scaled)
-    return std::nullopt;
-  std::optional<ImportedValue> shifted =
-      node.emit("add", {*scaled, node.scalar(dtype, beta)});
-  if (!shifted)
-    return std::nullopt;
-  return node.emit("clamp", {*shifted},
-                   {floatAttr("min", 0.0), floatAttr("max", 1.0)});
-}
-
+/// HardSigmoid-6 is txc's hard_sigmoid: max(0, min(1, alpha * x + beta)).
 llvm::LogicalResult convertHardSigmoid(NodeImporter &node) {
-  if (!isFloat(node.input(0).type.dtype))
-    return node.invalid("HardSigmoid needs a float tensor");
-  std::optional<ImportedValue> result = hardSigmoid(
-      node, node.floatAttr("alpha", 0.2f), node.floatAttr("beta", 0.5f));
-  return result ? node.setOutput(0, *result) : llvm::failure();
-}
-
-/// HardSwish-14: x * HardSigmoid(x) with alpha 1/6 and beta 0.5.
-llvm::LogicalResult convertHardSwish(NodeImporter &node) {
-  if (!isFloat(node.input(0).type.dtype))
-    return node.invalid("HardSwish needs a float tensor");
-  std::optional<ImportedValue> gate = hardSigmoid(node, 1.0f / 6, 0.5f);
-  if (!gate)
-    return llvm::failure();
-  return node.emitOutput(0, "mul", {node.input(0), *gate});
+  return node.emitOutput(0, "hard_sigmoid", {node.input(0)},
+                         {floatAttr("alpha", node.floatAttr("alpha", 0.2f)),
+                          floatAttr("beta", node.floatAttr("beta", 0.5f))});
 }
 
 constexpr char kAdd[] = "add", kSub[] = "sub", kMul[] = "mul", kDiv[] = "div",
@@ -231,7 +203,8 @@ constexpr char kRelu[] = "relu", kSigmoid[] = "sigmoid", kTanh[] = "tanh",
                kAbs[] = "abs", kNeg[] = "neg", kErf[] = "erf",
                kFloor[] = "floor", kCeil[] = "ceil",
                kReciprocal[] = "reciprocal", kSin[] = "sin", kCos[] = "cos",
-               kNot[] = "not", kSign[] = "sign", kRound[] = "round";
+               kNot[] = "not", kSign[] = "sign", kRound[] = "round",
+               kHardSwish[] = "hard_swish";
 
 std::optional<ShapeExpr> addDims(const ShapeExpr &a, const ShapeExpr &b) {
   return ShapeExpr::add(a, b);
@@ -290,6 +263,6 @@ void txc::onnximport::addElementwiseConverters(
           {"LeakyRelu", 16, 17, convertLeakyRelu},
           {"Clip", 13, 17, convertClip},
           {"HardSigmoid", 6, 17, convertHardSigmoid},
-          {"HardSwish", 14, 17, convertHardSwish},
+          {"HardSwish", 14, 17, convertUnary<kHardSwish>},
       });
 }
