@@ -237,7 +237,8 @@ bool GraphImporter::importInitializers() {
 //===----------------------------------------------------------------------===//
 
 std::optional<std::string>
-GraphImporter::materialize(const ImportedValue &value, unsigned readerIndex) {
+GraphImporter::materialize(const ImportedValue &value,
+                           std::optional<unsigned> readerIndex) {
   if (!value.ref.empty())
     return value.ref;
   const KnownTensor *known = value.known.get();
@@ -247,16 +248,27 @@ GraphImporter::materialize(const ImportedValue &value, unsigned readerIndex) {
   if (auto it = constantRefs.find(value.known); it != constantRefs.end())
     return it->second;
   if (!known->hasBytes()) {
-    report(DiagCategory::NotRepresentable, "onnx-symbolic-tensor",
-           readerIndex,
-           "node " + nodeLabel(model->graph().node(readerIndex), readerIndex) +
-               " reads '" + value.onnxName +
-               "' as a tensor, but its elements are computed from symbolic "
-               "dims (" +
-               shapeToString(*known->ints, program.symbolNames()) +
-               "); txc cannot make a tensor of a symbol's value",
-           "export with that dim fixed (--static), or compute the value "
-           "in the model from tensors");
+    std::string reader =
+        readerIndex ? "node " + nodeLabel(model->graph().node(*readerIndex),
+                                          *readerIndex) +
+                          " reads"
+                    : std::string("the graph returns");
+    Diagnostic &diag = diags.error(
+        DiagCategory::NotRepresentable, "onnx-symbolic-tensor", file,
+        pointerLoc(readerIndex ? "/graph/node/" + llvm::Twine(*readerIndex)
+                               : llvm::Twine("/graph/output")),
+        reader + " '" + value.onnxName +
+            "' as a tensor, but its elements are computed from symbolic "
+            "dims (" +
+            shapeToString(*known->ints, program.symbolNames()) +
+            "); txc cannot make a tensor of a symbol's value");
+    Diagnostic note;
+    note.severity = Severity::Note;
+    note.category = diag.category;
+    note.id = diag.id;
+    note.message = "hint: export with that dim fixed (--static), or compute "
+                   "the value in the model from tensors";
+    diag.notes.push_back(std::move(note));
     return std::nullopt;
   }
   ConstantDecl constant;
@@ -430,7 +442,7 @@ bool GraphImporter::importOutputs() {
       continue;
     }
     std::optional<std::string> ref =
-        materialize(*value, graph.node_size() ? graph.node_size() - 1 : 0);
+        materialize(*value, std::nullopt);
     if (!ref) {
       ok = false;
       continue;

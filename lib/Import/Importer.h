@@ -240,9 +240,10 @@ public:
   std::shared_ptr<const onnx::ModelProto> modelOwner() const { return model; }
   const ImportedValue *lookup(llvm::StringRef onnxName) const;
   /// The txc reference of a value, making a constant of a known one;
-  /// reports (at node `readerIndex`) a value that cannot be a tensor.
+  /// reports (at node `readerIndex`, or at the graph's outputs) a value
+  /// that cannot be a tensor.
   std::optional<std::string> materialize(const ImportedValue &value,
-                                         unsigned readerIndex);
+                                         std::optional<unsigned> readerIndex);
   void define(const std::string &onnxName, ImportedValue value);
   /// An error at node `nodeIndex` with a hint note.
   void report(DiagCategory category, llvm::StringRef id, unsigned nodeIndex,
