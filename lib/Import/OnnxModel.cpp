@@ -11,6 +11,7 @@
 #include "txc/Import/OnnxImport.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ConvertUTF.h"
 
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
@@ -44,6 +45,70 @@ txc::onnximport::defaultDomainOpset(const onnx::ModelProto &model) {
   return std::nullopt;
 }
 
+/// `text`, or, when it is not valid UTF-8 or has control characters, the
+/// text with each such byte written as \xNN.
+static void makePrintable(std::string &text) {
+  const auto *begin = reinterpret_cast<const llvm::UTF8 *>(text.data());
+  bool printable =
+      llvm::all_of(text, [](char c) { return uint8_t(c) >= 0x20; }) &&
+      llvm::isLegalUTF8String(&begin, begin + text.size());
+  if (printable)
+    return;
+  std::string escaped;
+  for (char c : text) {
+    uint8_t byte = uint8_t(c);
+    if (byte >= 0x20 && byte < 0x7F)
+      escaped += c;
+    else
+      escaped += "\\x" + llvm::utohexstr(byte, /*LowerCase=*/true, 2);
+  }
+  text = std::move(escaped);
+}
+
+static void makePrintable(onnx::ValueInfoProto &info) {
+  makePrintable(*info.mutable_name());
+  if (info.type().has_tensor_type())
+    for (auto &dim :
+         *info.mutable_type()->mutable_tensor_type()->mutable_shape()
+              ->mutable_dim())
+      if (dim.has_dim_param())
+        makePrintable(*dim.mutable_dim_param());
+}
+
+/// The model's strings that reach names, messages and the program, made
+/// printable: protobuf does not check that ONNX's strings are UTF-8, and
+/// txc's JSON (the program, the diagnostics) must be. A name with bad
+/// bytes becomes the same escaped text everywhere it is used.
+static void makeStringsPrintable(onnx::ModelProto &model) {
+  makePrintable(*model.mutable_producer_name());
+  makePrintable(*model.mutable_producer_version());
+  for (auto &opset : *model.mutable_opset_import())
+    makePrintable(*opset.mutable_domain());
+  onnx::GraphProto &graph = *model.mutable_graph();
+  for (auto &info : *graph.mutable_input())
+    makePrintable(info);
+  for (auto &info : *graph.mutable_output())
+    makePrintable(info);
+  for (auto &info : *graph.mutable_value_info())
+    makePrintable(info);
+  for (auto &tensor : *graph.mutable_initializer())
+    makePrintable(*tensor.mutable_name());
+  for (auto &node : *graph.mutable_node()) {
+    makePrintable(*node.mutable_name());
+    makePrintable(*node.mutable_op_type());
+    makePrintable(*node.mutable_domain());
+    for (std::string &input : *node.mutable_input())
+      makePrintable(input);
+    for (std::string &output : *node.mutable_output())
+      makePrintable(output);
+    for (auto &attr : *node.mutable_attribute()) {
+      makePrintable(*attr.mutable_name());
+      if (attr.has_s()) // setting s would make a field the type lacks
+        makePrintable(*attr.mutable_s());
+    }
+  }
+}
+
 /// Parses the bytes; protobuf reports no reason, so the message names the
 /// usual ones.
 static std::shared_ptr<onnx::ModelProto>
@@ -62,6 +127,7 @@ parseModel(llvm::StringRef bytes, llvm::StringRef displayName,
                 "the ONNX model has no graph");
     return nullptr;
   }
+  makeStringsPrintable(*model);
   return model;
 }
 
@@ -74,8 +140,10 @@ static bool guarded(llvm::StringRef displayName, llvm::StringRef id,
     step();
     return true;
   } catch (const std::exception &e) {
+    std::string message = shortMessage(e.what());
+    makePrintable(message);
     diags.error(DiagCategory::Invalid, id, displayName, Loc(),
-                what + ": " + shortMessage(e.what()));
+                what + ": " + message);
   }
   return false;
 }
