@@ -9,7 +9,12 @@
 #                                         for, Google Benchmark); CI builds
 #                                         them (scripts/test.sh)
 #   scripts/install-deps.sh --bench       also the peers that only running
-#                                         them needs (PyTorch, hyperfine)
+#                                         them needs (hyperfine; PyTorch is
+#                                         a test dependency: the model zoo)
+#
+# libonnx-dev (with libprotobuf-dev) is `txc import onnx`'s ONNX library;
+# protoc encodes the ONNX models of test/lit/import; PyTorch and
+# torchvision export the model zoo of test/models.
 set -euo pipefail
 
 packages=(
@@ -18,6 +23,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libssl-dev
   python3 python3-jsonschema python3-numpy
   clang-19 libclang-rt-19-dev   # the libFuzzer harnesses (scripts/fuzz.sh)
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  python3-torch python3-torchvision
 )
 # Debian's oneDNN CMake config (dnnl-config.cmake) requires OpenCL: without
 # its headers and loader, configuring the benchmarks fails with "Could NOT
@@ -26,7 +33,7 @@ bench_build=(libopenblas-dev libeigen3-dev libdnnl-dev libbenchmark-dev
              ocl-icd-opencl-dev opencl-headers)
 case "${1:-}" in
 --bench-build) packages+=("${bench_build[@]}") ;;
---bench) packages+=("${bench_build[@]}" python3-torch hyperfine) ;;
+--bench) packages+=("${bench_build[@]}" hyperfine) ;;
 "") ;;
 *) echo "usage: $0 [--bench-build | --bench]" >&2; exit 2 ;;
 esac

@@ -12,6 +12,10 @@ config.test_source_root = os.path.join(config.txc_src_root, "test")
 config.test_exec_root = os.path.join(config.txc_obj_root, "test")
 config.excludes = ["Inputs", "CMakeLists.txt", "unit", "lit.cfg.py",
                    "lit.site.cfg.py", "lit.site.cfg.py.in"]
+# The model zoo (test/models: PyTorch exports compiled at -O2, minutes of
+# compile time) is its own ctest entry: `lit --param zoo=1 test/models`.
+if not lit_config.params.get("zoo"):
+    config.excludes.append("models")
 
 # The LLVM tools (FileCheck, not, split-file) and txc itself.
 config.environment["PATH"] = os.pathsep.join(
@@ -32,6 +36,11 @@ config.substitutions.append(("%python", config.python_executable))
 # Debian's numpy (python3-numpy) imports only under the system interpreter;
 # the tests that write and check .npy files use it.
 config.substitutions.append(("%numpy", "/usr/bin/python3"))
+# ONNX models of the import tests are written as protobuf text in the test
+# and encoded with protoc against Debian's onnx.proto (libonnx-dev).
+config.substitutions.append(
+    ("%onnx-encode", "protoc --encode=onnx.ModelProto "
+                     "--proto_path=/usr/include/onnx onnx.proto"))
 config.substitutions.append(
     ("%cc", config.c_compiler + " -std=c99 -Wall -Wextra -Werror -pedantic"))
 config.substitutions.append(

@@ -34,12 +34,15 @@ constexpr bool kIsSignedInt = std::is_signed_v<C> && !kIsFloat<C>;
 /// Attributes of the unary ops that have some, read once per node.
 struct Attrs {
   double alpha = 0.01;
+  double beta = 0.5; ///< hard_sigmoid's
   bool tanhGelu = false;
   std::optional<double> min, max;
 
   static Attrs read(const Node &node) {
     Attrs attrs;
-    attrs.alpha = getFloatAttr(node, "alpha", 0.01);
+    attrs.alpha = getFloatAttr(
+        node, "alpha", node.kind == OpKind::HardSigmoid ? 0.2 : 0.01);
+    attrs.beta = getFloatAttr(node, "beta", 0.5);
     attrs.tanhGelu = getStringAttr(node, "approximate", "none") == "tanh";
     if (hasAttr(node, "min"))
       attrs.min = getFloatAttr(node, "min", 0);
@@ -199,6 +202,22 @@ struct GeluFn {
       return (half * x) * (one + std::tanh(inner));
     }
     return (x * half) * (one + std::erf(x * C(M_SQRT1_2)));
+  }
+};
+/// max(0, min(1, x * alpha + beta)) with IEEE maximum/minimum (NaN stays).
+template <class C> C hardSigmoid(C x, C alpha, C beta) {
+  C t = x * alpha;
+  t = t + beta;
+  return ieeeMin(ieeeMax(t, C(0)), C(1));
+}
+struct HardSigmoidFn {
+  template <class C> static C f(C x, const Attrs &attrs) {
+    return hardSigmoid(x, C(attrs.alpha), C(attrs.beta));
+  }
+};
+struct HardSwishFn {
+  template <class C> static C f(C x, const Attrs &) {
+    return x * hardSigmoid(x, C(1.0 / 6), C(0.5));
   }
 };
 struct LeakyReluFn {
@@ -636,6 +655,9 @@ void txc::registerElementwiseOps(OpEvaluatorTable &table) {
   table.add(OpKind::Silu, evalUnary<FloatOp<SiluFn>, A::Float>);
   table.add(OpKind::Gelu, evalUnary<FloatOp<GeluFn>, A::Float>);
   table.add(OpKind::LeakyRelu, evalUnary<FloatOp<LeakyReluFn>, A::Float>);
+  table.add(OpKind::HardSigmoid,
+            evalUnary<FloatOp<HardSigmoidFn>, A::Float>);
+  table.add(OpKind::HardSwish, evalUnary<FloatOp<HardSwishFn>, A::Float>);
   table.add(OpKind::Relu, evalUnary<ReluOp>);
   table.add(OpKind::Clamp, evalUnary<ClampOp>);
   table.add(OpKind::Cast, evalCast);

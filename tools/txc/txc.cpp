@@ -4,6 +4,7 @@
 // Driver library. CLI11's exceptions are caught here and nowhere else.
 //
 //===----------------------------------------------------------------------===//
+#include "ImportCommand.h"
 #include "ToolCommands.h"
 #include "Usage.h"
 
@@ -225,6 +226,9 @@ int main(int argc, char **argv) {
 
   ToolCommands tools;
   tools.add(app, [&](CLI::App *command) { addCommonOptions(command, common); });
+  ImportCommand imports;
+  imports.add(app,
+              [&](CLI::App *command) { addCommonOptions(command, common); });
 
   // Usage errors are diagnostics like any other, printed in the format the
   // command line asks for even when it cannot be parsed.
@@ -273,6 +277,8 @@ int main(int argc, char **argv) {
   } else if (*runCommand) {
     exitCode = runRun(run, diags);
   } else if (std::optional<int> code = tools.run(diags)) {
+    exitCode = *code;
+  } else if (std::optional<int> code = imports.run(diags)) {
     exitCode = *code;
   }
   if (!diags.diagnostics().empty() || common.format() != DiagnosticFormat::Text)

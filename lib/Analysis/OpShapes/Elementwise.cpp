@@ -225,7 +225,8 @@ void txc::registerElementwiseShapeRules(ShapeRuleTable &table) {
   for (OpKind kind :
        {OpKind::Exp, OpKind::Log, OpKind::Log1p, OpKind::Sqrt, OpKind::Rsqrt,
         OpKind::Reciprocal, OpKind::Tanh, OpKind::Sigmoid, OpKind::Erf,
-        OpKind::Sin, OpKind::Cos, OpKind::Silu, OpKind::LeakyRelu})
+        OpKind::Sin, OpKind::Cos, OpKind::Silu, OpKind::LeakyRelu,
+        OpKind::HardSigmoid, OpKind::HardSwish})
     table.add(kind, inferUnary<Accepts::Float>);
   table.add(OpKind::Not, inferUnary<Accepts::IntegerOrBool>);
   table.add(OpKind::Gelu, inferGelu);

@@ -258,6 +258,25 @@ Value emitLeakyRelu(Scalar &s, ValueRange a) {
   return s.select(positive, x, s.op<arith::MulFOp>(x, alpha));
 }
 
+/// max(0, min(1, x * alpha + beta)), ONNX's HardSigmoid: a multiply and an
+/// add rounded each (no FMA), then IEEE maximum and minimum (NaN stays).
+Value hardSigmoidOf(Scalar &s, Value x, double alpha, double beta) {
+  Value t = s.op<arith::AddFOp>(s.op<arith::MulFOp>(x, s.like(x, alpha)),
+                                s.like(x, beta));
+  t = ieeeMaxMin(s, t, s.like(x, 0), /*isMax=*/true);
+  return ieeeMaxMin(s, t, s.like(x, 1), /*isMax=*/false);
+}
+
+Value emitHardSigmoid(Scalar &s, ValueRange a) {
+  return hardSigmoidOf(s, a[0], getFloatAttr(s.node, "alpha", 0.2),
+                       getFloatAttr(s.node, "beta", 0.5));
+}
+
+/// x * hard_sigmoid(x) with alpha 1/6 and beta 0.5 (ONNX's HardSwish).
+Value emitHardSwish(Scalar &s, ValueRange a) {
+  return s.op<arith::MulFOp>(a[0], hardSigmoidOf(s, a[0], 1.0 / 6, 0.5));
+}
+
 /// A clamp bound for a float dtype: rounded to the dtype (nearest even)
 /// first, so that the bound is a value of the tensor's dtype.
 double roundToFloatType(double value, FloatType type) {
@@ -669,6 +688,10 @@ ScalarFn scalarFn(OpKind kind) {
     return emitGelu;
   case OpKind::LeakyRelu:
     return emitLeakyRelu;
+  case OpKind::HardSigmoid:
+    return emitHardSigmoid;
+  case OpKind::HardSwish:
+    return emitHardSwish;
   case OpKind::Clamp:
     return emitClamp;
   case OpKind::Add:

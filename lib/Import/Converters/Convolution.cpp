@@ -1,0 +1,386 @@
+//===- Convolution.cpp - ONNX Conv, pools and BatchNormalization ----------===//
+//
+// 2-D convolutions and pools are txc's conv2d and pools in NCHW (ONNX's
+// `pads` order [top, left, bottom, right] is txc's four-value padding);
+// 1-D ones run as 2-D ones on a height of 1 (unsqueeze, conv2d, squeeze),
+// which computes exactly the same sums.
+//
+//===----------------------------------------------------------------------===//
+#include "../Importer.h"
+
+#include <cmath>
+
+using namespace txc;
+using namespace txc::onnximport;
+
+namespace {
+
+/// The window attributes of a Conv or pool node, for `spatial` dims.
+struct Window {
+  std::vector<int64_t> kernel, strides, dilations, padsBegin, padsEnd;
+};
+
+/// Reads kernel_shape, strides, dilations, pads and auto_pad. `kernel` is
+/// the weight's spatial dims for Conv.
+std::optional<Window> readWindow(NodeImporter &node, unsigned spatial,
+                                 std::vector<int64_t> kernel) {
+  Window window;
+  window.kernel = node.intsAttr("kernel_shape").value_or(kernel);
+  if (window.kernel.size() != spatial) {
+    (void)node.invalid("its kernel_shape has " +
+                       llvm::Twine(window.kernel.size()) + " values for " +
+                       llvm::Twine(spatial) + " spatial dims");
+    return std::nullopt;
+  }
+  window.strides =
+      node.intsAttr("strides").value_or(std::vector<int64_t>(spatial, 1));
+  window.dilations =
+      node.intsAttr("dilations").value_or(std::vector<int64_t>(spatial, 1));
+  std::vector<int64_t> pads =
+      node.intsAttr("pads").value_or(std::vector<int64_t>(2 * spatial, 0));
+  if (window.strides.size() != spatial || window.dilations.size() != spatial ||
+      pads.size() != 2 * spatial) {
+    (void)node.invalid("its strides, dilations or pads do not match its " +
+                       llvm::Twine(spatial) + " spatial dims");
+    return std::nullopt;
+  }
+  window.padsBegin.assign(pads.begin(), pads.begin() + spatial);
+  window.padsEnd.assign(pads.begin() + spatial, pads.end());
+  std::string autoPad = node.stringAttr("auto_pad", "NOTSET");
+  if (autoPad == "NOTSET")
+    return window;
+  if (autoPad == "VALID") {
+    window.padsBegin.assign(spatial, 0);
+    window.padsEnd.assign(spatial, 0);
+    return window;
+  }
+  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER") {
+    (void)node.invalid("its auto_pad is '" + autoPad + "'");
+    return std::nullopt;
+  }
+  // SAME_*: the output is ceil(in / stride); the padding depends on the
+  // input size, which must therefore be static.
+  const Shape &shape = node.input(0).type.shape;
+  for (unsigned d = 0; d < spatial; ++d) {
+    std::optional<int64_t> in = shape[2 + d].getConstant();
+    if (!in) {
+      (void)node.unsupportedAttr(
+          "auto_pad",
+          "is " + autoPad + " on the symbolic dim " +
+              node.str({shape[2 + d]}) +
+              ": its padding would depend on the dim's value",
+          "export with explicit pads (PyTorch writes them)");
+      return std::nullopt;
+    }
+    int64_t out = (*in + window.strides[d] - 1) / window.strides[d];
+    int64_t total = std::max<int64_t>(
+        0, (out - 1) * window.strides[d] +
+               (window.kernel[d] - 1) * window.dilations[d] + 1 - *in);
+    int64_t small = total / 2;
+    window.padsBegin[d] = autoPad == "SAME_UPPER" ? small : total - small;
+    window.padsEnd[d] = total - window.padsBegin[d];
+  }
+  return window;
+}
+
+/// A 1-D window as the 2-D window of a height-1 image.
+Window asTwoDimensional(const Window &window) {
+  auto widen = [](const std::vector<int64_t> &values, int64_t height) {
+    return std::vector<int64_t>{height, values[0]};
+  };
+  return {widen(window.kernel, 1), widen(window.strides, 1),
+          widen(window.dilations, 1), widen(window.padsBegin, 0),
+          widen(window.padsEnd, 0)};
+}
+
+std::vector<int64_t> txcPadding(const Window &window) {
+  if (window.padsBegin == window.padsEnd)
+    return window.padsBegin;
+  return {window.padsBegin[0], window.padsBegin[1], window.padsEnd[0],
+          window.padsEnd[1]};
+}
+
+/// Inserts a height of 1 at axis 2: [N,C,L] -> [N,C,1,L]. A known weight is
+/// reshaped at import.
+std::optional<ImportedValue> addHeight(NodeImporter &node,
+                                       const ImportedValue &value) {
+  if (value.known) {
+    auto reshaped = std::make_shared<KnownTensor>(*value.known);
+    reshaped->dims.insert(reshaped->dims.begin() + 2, 1);
+    return node.constant(std::move(reshaped));
+  }
+  return node.emit("unsqueeze", {value}, {intListAttr("axes", {2})});
+}
+
+/// Runs `compute` on the input (and weight) made 2-D when the node is 1-D,
+/// and squeezes the height of its result again.
+template <typename Compute>
+llvm::LogicalResult withSpatialRank(NodeImporter &node, unsigned rank,
+                                    Compute compute) {
+  if (rank == 4)
+    return compute(node.input(0), /*oneDimensional=*/false);
+  if (rank != 3)
+    return node.unsupported("it has " + llvm::Twine(rank - 2) +
+                                " spatial dims; txc has 1-D and 2-D "
+                                "convolutions and pools",
+                            "");
+  std::optional<ImportedValue> x = addHeight(node, node.input(0));
+  return x ? compute(*x, /*oneDimensional=*/true) : llvm::failure();
+}
+
+llvm::LogicalResult finish(NodeImporter &node, std::optional<ImportedValue> y,
+                           bool oneDimensional) {
+  if (!y)
+    return llvm::failure();
+  if (!oneDimensional)
+    return node.setOutput(0, *y);
+  return node.emitOutput(0, "squeeze", {*y}, {intListAttr("axes", {2})});
+}
+
+/// An inference BatchNormalization with constant statistics is, per
+/// channel, y = x * a + b with a = scale / sqrt(var + epsilon) and
+/// b = bias - mean * a (computed in double).
+struct ChannelAffine {
+  std::vector<double> a, b;
+};
+
+std::optional<ChannelAffine>
+batchNormAffine(llvm::ArrayRef<std::optional<std::vector<double>>> params,
+                double epsilon) {
+  for (const std::optional<std::vector<double>> &param : params)
+    if (!param || param->size() != params[0]->size())
+      return std::nullopt;
+  ChannelAffine affine;
+  for (size_t c = 0; c < params[0]->size(); ++c) {
+    affine.a.push_back((*params[0])[c] / std::sqrt((*params[3])[c] + epsilon));
+    affine.b.push_back((*params[1])[c] - (*params[2])[c] * affine.a.back());
+  }
+  return affine;
+}
+
+/// The statistics of a BatchNormalization node as known doubles (scale,
+/// bias, mean, variance), looked up without reporting anything.
+std::optional<ChannelAffine> knownBatchNorm(NodeImporter &node,
+                                            const onnx::NodeProto &bn) {
+  if (bn.input_size() != 5)
+    return std::nullopt;
+  std::optional<std::vector<double>> params[4];
+  for (unsigned i = 0; i < 4; ++i) {
+    const ImportedValue *value = node.lookup(bn.input(i + 1));
+    if (value && value->known)
+      params[i] = value->known->doubles();
+  }
+  double epsilon = 1e-5f;
+  for (const onnx::AttributeProto &attr : bn.attribute()) {
+    if (attr.name() == "epsilon")
+      epsilon = attr.f();
+    if (attr.name() == "training_mode" && attr.i() != 0)
+      return std::nullopt;
+  }
+  for (int i = 1; i < bn.output_size(); ++i)
+    if (!bn.output(i).empty())
+      return std::nullopt;
+  return batchNormAffine(params, epsilon);
+}
+
+/// When a 2-D Conv's only reader is an inference BatchNormalization and
+/// the weight and bias are constants, the Conv computes the batch norm
+/// too: W'[o] = W[o] * a[o] and bias'[o] = bias[o] * a[o] + b[o], in
+/// double and rounded once (PyTorch's exporter folds eval models so).
+/// Returns the new weight and bias and marks the batch norm folded.
+std::optional<std::pair<ImportedValue, ImportedValue>>
+foldBatchNormIntoConv(NodeImporter &node) {
+  auto consumer = node.soleConsumer(0);
+  if (!consumer || consumer->first->op_type() != "BatchNormalization" ||
+      !consumer->first->domain().empty())
+    return std::nullopt;
+  const KnownTensor *weight = node.known(1);
+  const KnownTensor *bias = node.hasInput(2) ? node.known(2) : nullptr;
+  std::optional<std::vector<double>> w = weight ? weight->doubles()
+                                                : std::nullopt;
+  std::optional<std::vector<double>> b =
+      bias ? bias->doubles() : std::optional<std::vector<double>>();
+  DType dtype = node.input(1).type.dtype;
+  if (!w || (node.hasInput(2) && !b) ||
+      (dtype != DType::F32 && dtype != DType::F64))
+    return std::nullopt;
+  std::optional<ChannelAffine> affine = knownBatchNorm(node, *consumer->first);
+  int64_t channels = weight->dims[0];
+  if (!affine || int64_t(affine->a.size()) != channels)
+    return std::nullopt;
+  size_t perChannel = w->size() / channels;
+  for (size_t i = 0; i < w->size(); ++i)
+    (*w)[i] *= affine->a[i / perChannel];
+  std::vector<double> newBias(channels);
+  for (int64_t o = 0; o < channels; ++o)
+    newBias[o] = (b ? (*b)[o] : 0.0) * affine->a[o] + affine->b[o];
+  node.foldInto(consumer->second);
+  return std::make_pair(node.constant(knownFloats(dtype, weight->dims, *w)),
+                        node.constant(knownFloats(dtype, {channels}, newBias)));
+}
+
+/// Conv-11.
+llvm::LogicalResult convertConv(NodeImporter &node) {
+  const ImportedValue &w = node.input(1);
+  unsigned rank = node.input(0).type.rank();
+  if (w.type.rank() != rank)
+    return node.invalid("its weight has rank " + llvm::Twine(w.type.rank()) +
+                        ", not " + llvm::Twine(rank));
+  std::vector<int64_t> kernel;
+  for (unsigned d = 2; d < rank; ++d) {
+    std::optional<int64_t> k = w.type.shape[d].getConstant();
+    if (!k)
+      return node.unsupported("its kernel size is symbolic", "");
+    kernel.push_back(*k);
+  }
+  std::optional<Window> window =
+      readWindow(node, rank >= 2 ? rank - 2 : 0, kernel);
+  if (!window)
+    return llvm::failure();
+  int64_t group = node.intAttr("group", 1);
+  return withSpatialRank(node, rank, [&](ImportedValue x, bool oneDim) {
+    Window w2 = oneDim ? asTwoDimensional(*window) : *window;
+    std::optional<ImportedValue> weight =
+        oneDim ? addHeight(node, node.input(1)) : node.input(1);
+    if (!weight)
+      return llvm::failure();
+    std::vector<ImportedValue> operands = {x, *weight};
+    if (node.hasInput(2))
+      operands.push_back(node.input(2));
+    if (!oneDim)
+      if (auto folded = foldBatchNormIntoConv(node))
+        operands = {x, folded->first, folded->second};
+    std::vector<NodeAttr> attrs = {intListAttr("stride", w2.strides),
+                                   intListAttr("padding", txcPadding(w2)),
+                                   intListAttr("dilation", w2.dilations),
+                                   intAttr("groups", group)};
+    if (!oneDim)
+      return node.emitOutput(0, "conv2d", operands, std::move(attrs));
+    return finish(node, node.emit("conv2d", operands, std::move(attrs)), true);
+  });
+}
+
+/// Checks what txc's pools do not have: ceil mode (unless it gives the
+/// floor mode's sizes here), dilations, asymmetric pads.
+llvm::LogicalResult checkPoolWindow(NodeImporter &node, const Window &window,
+                                    unsigned spatial) {
+  for (int64_t dilation : window.dilations)
+    if (dilation != 1)
+      return node.unsupportedAttr("dilations", "is not 1; txc's pools have "
+                                               "no dilation",
+                                  "");
+  if (window.padsBegin != window.padsEnd)
+    return node.unsupportedAttr(
+        "pads", "is asymmetric; txc's pools pad both sides alike",
+        "pad the input with a Pad node (constant -inf for MaxPool) instead");
+  if (node.intAttr("ceil_mode", 0) == 0)
+    return llvm::success();
+  const Shape &shape = node.input(0).type.shape;
+  for (unsigned d = 0; d < spatial; ++d) {
+    std::optional<int64_t> in = shape[2 + d].getConstant();
+    int64_t span = in ? *in + 2 * window.padsBegin[d] - window.kernel[d] : 0;
+    if (!in || span % window.strides[d] != 0)
+      return node.unsupportedAttr(
+          "ceil_mode",
+          "is 1 and the output size differs from floor mode here; txc's "
+          "pools round the output size down",
+          "export with ceil_mode=False");
+  }
+  return llvm::success();
+}
+
+template <bool Max>
+llvm::LogicalResult convertPool(NodeImporter &node) {
+  unsigned rank = node.input(0).type.rank();
+  if (rank < 3)
+    return node.invalid("its input has rank " + llvm::Twine(rank));
+  if (node.numOutputs() > 1 && !node.outputName(1).empty())
+    return node.unsupported("its Indices output is used; txc's max_pool2d "
+                            "returns only the values",
+                            "");
+  std::optional<Window> window = readWindow(node, rank - 2, {});
+  if (!window || llvm::failed(checkPoolWindow(node, *window, rank - 2)))
+    return llvm::failure();
+  return withSpatialRank(node, rank, [&](ImportedValue x, bool oneDim) {
+    Window w2 = oneDim ? asTwoDimensional(*window) : *window;
+    std::vector<NodeAttr> attrs = {intListAttr("kernel", w2.kernel),
+                                   intListAttr("stride", w2.strides),
+                                   intListAttr("padding", w2.padsBegin)};
+    if (!Max)
+      attrs.push_back(boolAttr("count_include_pad",
+                               node.intAttr("count_include_pad", 0) != 0));
+    const char *op = Max ? "max_pool2d" : "avg_pool2d";
+    if (!oneDim)
+      return node.emitOutput(0, op, {x}, std::move(attrs));
+    return finish(node, node.emit(op, {x}, std::move(attrs)), true);
+  });
+}
+
+/// GlobalAveragePool and GlobalMaxPool: a mean or max over every spatial
+/// dim, kept as 1s.
+template <bool Max>
+llvm::LogicalResult convertGlobalPool(NodeImporter &node) {
+  unsigned rank = node.input(0).type.rank();
+  if (rank < 3)
+    return node.invalid("its input has rank " + llvm::Twine(rank));
+  if (!Max && rank == 4)
+    return node.emitOutput(0, "global_avg_pool", {node.input(0)});
+  std::vector<int64_t> axes;
+  for (unsigned d = 2; d < rank; ++d)
+    axes.push_back(d);
+  return node.emitOutput(0, Max ? "max" : "mean", {node.input(0)},
+                         {intListAttr("axes", axes), boolAttr("keepdims", true)});
+}
+
+/// BatchNormalization-15 for inference: with constant statistics it is
+/// y = x * a + b per channel, a = scale / sqrt(var + eps) and
+/// b = bias - mean * a, computed at import in double and rounded once to
+/// the tensor's dtype (docs/onnx.md).
+llvm::LogicalResult convertBatchNormalization(NodeImporter &node) {
+  if (node.isFolded()) // into the convolution that computes its input
+    return node.setOutput(0, node.input(0));
+  if (node.intAttr("training_mode", 0) != 0)
+    return node.unsupportedAttr("training_mode", "is 1; txc imports "
+                                                 "inference graphs only",
+                                "export the model in eval mode");
+  for (unsigned i = 1; i < node.numOutputs(); ++i)
+    if (!node.outputName(i).empty())
+      return node.unsupported("its running statistics outputs are used",
+                              "export the model in eval mode");
+  const ImportedValue &x = node.input(0);
+  if (x.type.rank() < 2 || !isFloat(x.type.dtype))
+    return node.invalid("its input must be a float tensor of rank 2 or more");
+  std::optional<std::vector<double>> params[4];
+  const char *what[] = {"scale", "bias", "mean", "variance"};
+  for (unsigned i = 0; i < 4; ++i)
+    if (!(params[i] = node.requireKnownDoubles(i + 1, what[i])))
+      return llvm::failure();
+  std::optional<ChannelAffine> affine =
+      batchNormAffine(params, node.floatAttr("epsilon", 1e-5f));
+  if (!affine)
+    return node.invalid("its scale, bias, mean and variance differ in size");
+  std::vector<int64_t> dims(x.type.rank() - 1, 1);
+  dims[0] = int64_t(affine->a.size());
+  std::optional<ImportedValue> scaled = node.emit(
+      "mul", {x, node.constant(knownFloats(x.type.dtype, dims, affine->a))});
+  if (!scaled)
+    return llvm::failure();
+  return node.emitOutput(
+      0, "add",
+      {*scaled, node.constant(knownFloats(x.type.dtype, dims, affine->b))});
+}
+
+} // namespace
+
+void txc::onnximport::addConvolutionConverters(
+    std::vector<ConverterEntry> &table) {
+  table.insert(table.end(),
+               {
+                   {"Conv", 11, 17, convertConv},
+                   {"MaxPool", 12, 17, convertPool<true>},
+                   {"AveragePool", 11, 17, convertPool<false>},
+                   {"GlobalAveragePool", 1, 17, convertGlobalPool<false>},
+                   {"GlobalMaxPool", 1, 17, convertGlobalPool<true>},
+                   {"BatchNormalization", 15, 17, convertBatchNormalization},
+               });
+}

@@ -1,0 +1,268 @@
+//===- Elementwise.cpp - ONNX elementwise ops -----------------------------===//
+//
+// Unary and binary ops map one to one onto txc's (same broadcasting rule:
+// numpy's, where symbolic dims never stretch). On integer tensors known at
+// import time (shape arithmetic) Add, Sub, Mul, Div, Equal and Where are
+// folded on the symbolic dims instead.
+//
+//===----------------------------------------------------------------------===//
+#include "../Importer.h"
+
+using namespace txc;
+using namespace txc::onnximport;
+
+namespace {
+
+/// Both inputs known as integers of the same element count, or one of
+/// them a single element: returns the pairs to combine.
+struct FoldOperands {
+  std::vector<ShapeExpr> a, b;
+  std::vector<int64_t> dims;
+};
+
+std::optional<FoldOperands> foldableIntegers(NodeImporter &node) {
+  const KnownTensor *a = node.known(0), *b = node.known(1);
+  if (!a || !b || !a->ints || !b->ints)
+    return std::nullopt;
+  int64_t na = a->numElements(), nb = b->numElements();
+  if (na != nb && na != 1 && nb != 1)
+    return std::nullopt;
+  FoldOperands fold;
+  fold.dims = na >= nb ? a->dims : b->dims;
+  if (a->dims.size() > fold.dims.size() || b->dims.size() > fold.dims.size())
+    fold.dims = a->dims.size() > b->dims.size() ? a->dims : b->dims;
+  int64_t n = std::max(na, nb);
+  for (int64_t i = 0; i < n; ++i) {
+    fold.a.push_back((*a->ints)[na == 1 ? 0 : i]);
+    fold.b.push_back((*b->ints)[nb == 1 ? 0 : i]);
+  }
+  return fold;
+}
+
+using FoldFn = std::optional<ShapeExpr> (*)(const ShapeExpr &,
+                                            const ShapeExpr &);
+
+/// Integer division as ONNX computes it for constants (truncation, like
+/// onnxruntime), and exact division of a polynomial by a constant.
+std::optional<ShapeExpr> divideDims(const ShapeExpr &a, const ShapeExpr &b) {
+  std::optional<int64_t> divisor = b.getConstant();
+  if (!divisor || *divisor == 0)
+    return std::nullopt;
+  if (std::optional<int64_t> dividend = a.getConstant())
+    return ShapeExpr::constant(*dividend / *divisor);
+  return a.divExact(*divisor);
+}
+
+std::optional<ShapeExpr> equalDims(const ShapeExpr &a, const ShapeExpr &b) {
+  if (a == b)
+    return ShapeExpr::constant(1);
+  if (a.isConstant() && b.isConstant())
+    return ShapeExpr::constant(0);
+  return std::nullopt; // depends on the symbols' values
+}
+
+/// Folds the node when its inputs are known integers; false if it cannot.
+bool tryFoldBinary(NodeImporter &node, FoldFn fold, bool boolResult) {
+  std::optional<FoldOperands> operands = foldableIntegers(node);
+  if (!operands)
+    return false;
+  std::vector<ShapeExpr> results;
+  for (size_t i = 0; i < operands->a.size(); ++i) {
+    std::optional<ShapeExpr> value = fold(operands->a[i], operands->b[i]);
+    if (!value)
+      return false;
+    results.push_back(*value);
+  }
+  DType dtype = boolResult ? DType::Bool : node.input(0).type.dtype;
+  (void)node.setKnownOutput(
+      0, KnownTensor::fromInts(dtype, operands->dims, std::move(results)));
+  return true;
+}
+
+template <const char *TxcOp, FoldFn Fold = nullptr, bool BoolResult = false>
+llvm::LogicalResult convertBinary(NodeImporter &node) {
+  if (Fold && tryFoldBinary(node, Fold, BoolResult))
+    return llvm::success();
+  return node.emitOutput(0, TxcOp, {node.input(0), node.input(1)});
+}
+
+template <const char *TxcOp>
+llvm::LogicalResult convertUnary(NodeImporter &node) {
+  return node.emitOutput(0, TxcOp, {node.input(0)});
+}
+
+/// Max, Min and Sum take any number of inputs: a chain of binary ops.
+template <const char *TxcOp>
+llvm::LogicalResult convertVariadic(NodeImporter &node) {
+  if (node.numInputs() == 1)
+    return node.setOutput(0, node.input(0));
+  ImportedValue accumulated = node.input(0);
+  for (unsigned i = 1; i + 1 < node.numInputs(); ++i) {
+    std::optional<ImportedValue> next =
+        node.emit(TxcOp, {accumulated, node.input(i)});
+    if (!next)
+      return llvm::failure();
+    accumulated = *next;
+  }
+  return node.emitOutput(0, TxcOp,
+                         {accumulated, node.input(node.numInputs() - 1)});
+}
+
+llvm::LogicalResult convertIdentity(NodeImporter &node) {
+  return node.setOutput(0, node.input(0));
+}
+
+llvm::LogicalResult convertWhere(NodeImporter &node) {
+  const KnownTensor *condition = node.known(0);
+  const KnownTensor *a = node.known(1), *b = node.known(2);
+  if (condition && a && b && condition->ints && a->ints && b->ints &&
+      condition->numElements() == a->numElements() &&
+      a->numElements() == b->numElements()) {
+    std::vector<ShapeExpr> values;
+    for (int64_t i = 0; i < a->numElements(); ++i) {
+      std::optional<int64_t> c = (*condition->ints)[i].getConstant();
+      if (!c)
+        return node.emitOutput(0, "select",
+                               {node.input(0), node.input(1), node.input(2)});
+      values.push_back(*c ? (*a->ints)[i] : (*b->ints)[i]);
+    }
+    return node.setKnownOutput(
+        0, KnownTensor::fromInts(a->dtype, a->dims, std::move(values)));
+  }
+  return node.emitOutput(0, "select",
+                         {node.input(0), node.input(1), node.input(2)});
+}
+
+llvm::LogicalResult convertMod(NodeImporter &node) {
+  if (node.intAttr("fmod", 0) != 0)
+    return node.unsupportedAttr("fmod", "is 1 (C's fmod, the sign of the "
+                                        "dividend); txc's 'mod' has the "
+                                        "sign of the divisor",
+                                "use fmod=0");
+  return node.emitOutput(0, "mod", {node.input(0), node.input(1)});
+}
+
+llvm::LogicalResult convertCast(NodeImporter &node) {
+  int64_t to = node.intAttr("to", 0);
+  std::optional<DType> dtype = dtypeOfOnnx(int32_t(to));
+  if (!dtype)
+    return node.unsupportedAttr("to",
+                                "is " + llvm::Twine(onnxTypeName(int32_t(to))) +
+                                    ", which txc has no dtype for",
+                                "cast to a numeric or bool type");
+  const KnownTensor *known = node.known(0);
+  if (known && known->ints && isInteger(*dtype) && isInteger(known->dtype) &&
+      dtypeSize(*dtype) >= dtypeSize(known->dtype))
+    return node.setKnownOutput(0, KnownTensor::fromInts(*dtype, known->dims,
+                                                        *known->ints));
+  if (node.input(0).type.dtype == *dtype)
+    return node.setOutput(0, node.input(0));
+  return node.emitOutput(0, "cast", {node.input(0)},
+                         {stringAttr("dtype", dtypeName(*dtype))});
+}
+
+llvm::LogicalResult convertLeakyRelu(NodeImporter &node) {
+  return node.emitOutput(0, "leaky_relu", {node.input(0)},
+                         {floatAttr("alpha", node.floatAttr("alpha", 0.01f))});
+}
+
+/// Clip-11+: the bounds are optional inputs, which must be constants.
+llvm::LogicalResult convertClip(NodeImporter &node) {
+  std::vector<NodeAttr> attrs;
+  const char *names[] = {"", "min", "max"};
+  for (unsigned i = 1; i <= 2; ++i) {
+    if (!node.hasInput(i))
+      continue;
+    std::optional<std::vector<double>> bound =
+        node.requireKnownDoubles(i, names[i]);
+    if (!bound)
+      return llvm::failure();
+    if (bound->size() != 1)
+      return node.invalid(llvm::Twine("its ") + names[i] +
+                          " bound has more than one element");
+    attrs.push_back(floatAttr(names[i], bound->front()));
+  }
+  if (attrs.empty())
+    return node.setOutput(0, node.input(0));
+  return node.emitOutput(0, "clamp", {node.input(0)}, std::move(attrs));
+}
+
+/// HardSigmoid-6 is txc's hard_sigmoid: max(0, min(1, alpha * x + beta)).
+llvm::LogicalResult convertHardSigmoid(NodeImporter &node) {
+  return node.emitOutput(0, "hard_sigmoid", {node.input(0)},
+                         {floatAttr("alpha", node.floatAttr("alpha", 0.2f)),
+                          floatAttr("beta", node.floatAttr("beta", 0.5f))});
+}
+
+constexpr char kAdd[] = "add", kSub[] = "sub", kMul[] = "mul", kDiv[] = "div",
+               kPow[] = "pow", kMaximum[] = "maximum", kMinimum[] = "minimum",
+               kEq[] = "eq", kLt[] = "lt", kLe[] = "le", kGt[] = "gt",
+               kGe[] = "ge", kAnd[] = "and", kOr[] = "or", kXor[] = "xor";
+constexpr char kRelu[] = "relu", kSigmoid[] = "sigmoid", kTanh[] = "tanh",
+               kExp[] = "exp", kLog[] = "log", kSqrt[] = "sqrt",
+               kAbs[] = "abs", kNeg[] = "neg", kErf[] = "erf",
+               kFloor[] = "floor", kCeil[] = "ceil",
+               kReciprocal[] = "reciprocal", kSin[] = "sin", kCos[] = "cos",
+               kNot[] = "not", kSign[] = "sign", kRound[] = "round",
+               kHardSwish[] = "hard_swish";
+
+std::optional<ShapeExpr> addDims(const ShapeExpr &a, const ShapeExpr &b) {
+  return ShapeExpr::add(a, b);
+}
+std::optional<ShapeExpr> subDims(const ShapeExpr &a, const ShapeExpr &b) {
+  return ShapeExpr::sub(a, b);
+}
+std::optional<ShapeExpr> mulDims(const ShapeExpr &a, const ShapeExpr &b) {
+  return ShapeExpr::mul(a, b);
+}
+
+} // namespace
+
+void txc::onnximport::addElementwiseConverters(
+    std::vector<ConverterEntry> &table) {
+  table.insert(
+      table.end(),
+      {
+          {"Add", 14, 17, convertBinary<kAdd, addDims>},
+          {"Sub", 14, 17, convertBinary<kSub, subDims>},
+          {"Mul", 14, 17, convertBinary<kMul, mulDims>},
+          {"Div", 14, 17, convertBinary<kDiv, divideDims>},
+          {"Pow", 15, 17, convertBinary<kPow>},
+          {"Equal", 13, 17, convertBinary<kEq, equalDims, true>},
+          {"Less", 13, 17, convertBinary<kLt>},
+          {"LessOrEqual", 16, 17, convertBinary<kLe>},
+          {"Greater", 13, 17, convertBinary<kGt>},
+          {"GreaterOrEqual", 16, 17, convertBinary<kGe>},
+          {"And", 7, 17, convertBinary<kAnd>},
+          {"Or", 7, 17, convertBinary<kOr>},
+          {"Xor", 7, 17, convertBinary<kXor>},
+          {"Max", 13, 17, convertVariadic<kMaximum>},
+          {"Min", 13, 17, convertVariadic<kMinimum>},
+          {"Sum", 13, 17, convertVariadic<kAdd>},
+          {"Mod", 13, 17, convertMod},
+          {"Where", 16, 17, convertWhere},
+          {"Relu", 14, 17, convertUnary<kRelu>},
+          {"Sigmoid", 13, 17, convertUnary<kSigmoid>},
+          {"Tanh", 13, 17, convertUnary<kTanh>},
+          {"Exp", 13, 17, convertUnary<kExp>},
+          {"Log", 13, 17, convertUnary<kLog>},
+          {"Sqrt", 13, 17, convertUnary<kSqrt>},
+          {"Abs", 13, 17, convertUnary<kAbs>},
+          {"Neg", 13, 17, convertUnary<kNeg>},
+          {"Erf", 13, 17, convertUnary<kErf>},
+          {"Floor", 13, 17, convertUnary<kFloor>},
+          {"Ceil", 13, 17, convertUnary<kCeil>},
+          {"Reciprocal", 13, 17, convertUnary<kReciprocal>},
+          {"Sin", 7, 17, convertUnary<kSin>},
+          {"Cos", 7, 17, convertUnary<kCos>},
+          {"Not", 1, 17, convertUnary<kNot>},
+          {"Sign", 13, 17, convertUnary<kSign>},
+          {"Round", 11, 17, convertUnary<kRound>},
+          {"Identity", 16, 17, convertIdentity},
+          {"Cast", 13, 17, convertCast},
+          {"LeakyRelu", 16, 17, convertLeakyRelu},
+          {"Clip", 13, 17, convertClip},
+          {"HardSigmoid", 6, 17, convertHardSigmoid},
+          {"HardSwish", 14, 17, convertUnary<kHardSwish>},
+      });
+}

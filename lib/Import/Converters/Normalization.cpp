@@ -1,0 +1,130 @@
+//===- Normalization.cpp - ONNX softmax, layer norm and reductions --------===//
+#include "../Importer.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace txc;
+using namespace txc::onnximport;
+
+namespace {
+
+/// Softmax-13 and LogSoftmax-13: along one axis (default -1), as txc's.
+template <const char *TxcOp>
+llvm::LogicalResult convertSoftmax(NodeImporter &node) {
+  int64_t rank = node.input(0).type.rank();
+  std::optional<int64_t> axis = normalizeOnnxAxis(node.intAttr("axis", -1),
+                                                  rank);
+  if (!axis)
+    return node.invalid("its axis is out of range");
+  return node.emitOutput(0, TxcOp, {node.input(0)}, {intAttr("axis", *axis)});
+}
+
+/// LayerNormalization-17 over the dims from `axis` on; Scale and B must
+/// have exactly those dims (txc's layer_norm has no broadcasting weights).
+llvm::LogicalResult convertLayerNormalization(NodeImporter &node) {
+  for (unsigned i = 1; i < node.numOutputs(); ++i)
+    if (!node.outputName(i).empty())
+      return node.unsupported("its Mean or InvStdDev output is used; txc's "
+                              "layer_norm returns only the result",
+                              "");
+  const ImportedValue &x = node.input(0);
+  int64_t rank = x.type.rank();
+  std::optional<int64_t> axis = normalizeOnnxAxis(node.intAttr("axis", -1),
+                                                  rank);
+  if (!axis)
+    return node.invalid("its axis is out of range");
+  if (node.intAttr("stash_type", 1) != 1)
+    return node.unsupportedAttr("stash_type", "is not 1 (float); txc "
+                                              "computes the statistics in "
+                                              "f32 or f64",
+                                "");
+  std::vector<ImportedValue> operands = {x, node.input(1)};
+  if (node.hasInput(2))
+    operands.push_back(node.input(2));
+  Shape normalized(x.type.shape.begin() + *axis, x.type.shape.end());
+  for (size_t i = 1; i < operands.size(); ++i)
+    if (operands[i].type.shape != normalized)
+      return node.unsupported(
+          "its " + llvm::Twine(i == 1 ? "Scale" : "B") + " has shape " +
+              node.str(operands[i].type.shape) + ", not the normalized " +
+              node.str(normalized),
+          "txc's layer_norm takes weights of exactly the normalized dims");
+  return node.emitOutput(0, "layer_norm", operands,
+                         {intAttr("normalized_ndim", rank - *axis),
+                          floatAttr("eps", node.floatAttr("epsilon", 1e-5f))});
+}
+
+/// Reduce*: the axes are an attribute (ReduceMean-13, ...) or, for
+/// ReduceSum-13, an optional input; none means every axis unless
+/// noop_with_empty_axes.
+template <const char *TxcOp, bool AxesInput>
+llvm::LogicalResult convertReduce(NodeImporter &node) {
+  const ImportedValue &x = node.input(0);
+  int64_t rank = x.type.rank();
+  std::optional<std::vector<int64_t>> axes;
+  if (AxesInput && node.hasInput(1)) {
+    axes = node.requireStaticInts(1, "axes");
+    if (!axes)
+      return llvm::failure();
+  } else if (!AxesInput) {
+    axes = node.intsAttr("axes");
+  }
+  if (!axes || axes->empty()) {
+    if (node.intAttr("noop_with_empty_axes", 0) != 0)
+      return node.setOutput(0, x);
+    axes.emplace();
+    for (int64_t d = 0; d < rank; ++d)
+      axes->push_back(d);
+  }
+  for (int64_t &axis : *axes) {
+    std::optional<int64_t> normalized = normalizeOnnxAxis(axis, rank);
+    if (!normalized)
+      return node.invalid("its axis " + llvm::Twine(axis) + " is out of range");
+    axis = *normalized;
+  }
+  llvm::sort(*axes);
+  return node.emitOutput(0, TxcOp, {x},
+                         {intListAttr("axes", *axes),
+                          boolAttr("keepdims", node.intAttr("keepdims", 1))});
+}
+
+template <const char *TxcOp>
+llvm::LogicalResult convertArgReduce(NodeImporter &node) {
+  if (node.intAttr("select_last_index", 0) != 0)
+    return node.unsupportedAttr("select_last_index",
+                                "is 1; txc returns the first index of ties",
+                                "");
+  int64_t rank = node.input(0).type.rank();
+  std::optional<int64_t> axis = normalizeOnnxAxis(node.intAttr("axis", 0),
+                                                  rank);
+  if (!axis)
+    return node.invalid("its axis is out of range");
+  return node.emitOutput(0, TxcOp, {node.input(0)},
+                         {intAttr("axis", *axis),
+                          boolAttr("keepdims", node.intAttr("keepdims", 1))});
+}
+
+constexpr char kSoftmax[] = "softmax", kLogSoftmax[] = "log_softmax",
+               kSum[] = "sum", kMean[] = "mean", kMax[] = "max",
+               kMin[] = "min", kProd[] = "prod", kArgMax[] = "argmax",
+               kArgMin[] = "argmin";
+
+} // namespace
+
+void txc::onnximport::addNormalizationConverters(
+    std::vector<ConverterEntry> &table) {
+  table.insert(
+      table.end(),
+      {
+          {"Softmax", 13, 17, convertSoftmax<kSoftmax>},
+          {"LogSoftmax", 13, 17, convertSoftmax<kLogSoftmax>},
+          {"LayerNormalization", 17, 17, convertLayerNormalization},
+          {"ReduceSum", 13, 17, convertReduce<kSum, true>},
+          {"ReduceMean", 13, 17, convertReduce<kMean, false>},
+          {"ReduceMax", 13, 17, convertReduce<kMax, false>},
+          {"ReduceMin", 13, 17, convertReduce<kMin, false>},
+          {"ReduceProd", 13, 17, convertReduce<kProd, false>},
+          {"ArgMax", 13, 17, convertArgReduce<kArgMax>},
+          {"ArgMin", 13, 17, convertArgReduce<kArgMin>},
+      });
+}

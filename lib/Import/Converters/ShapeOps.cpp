@@ -1,0 +1,577 @@
+//===- ShapeOps.cpp - ONNX shape ops and the shape arithmetic -------------===//
+//
+// Exporters compute dynamic shapes with tensors: Shape -> Gather ->
+// Unsqueeze -> Concat -> Reshape, ConstantOfShape, Range, Expand, Slice.
+// Here those tensors are KnownTensors whose elements are polynomials over
+// the symbols (Shape of [batch, 16, S] is [batch, 16, S]), so every
+// consumer gets symbolic dims (reshape to [batch, 16*S]) and no txc node
+// computes a shape. Only a shape that depends on tensor values is
+// rejected.
+//
+//===----------------------------------------------------------------------===//
+#include "../Importer.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace txc;
+using namespace txc::onnximport;
+
+namespace {
+
+/// Shape-15 (start, end) of any tensor: known at import.
+llvm::LogicalResult convertShape(NodeImporter &node) {
+  const Shape &shape = node.input(0).type.shape;
+  int64_t rank = shape.size();
+  auto clampIndex = [&](int64_t index) {
+    if (index < 0)
+      index += rank;
+    return std::clamp<int64_t>(index, 0, rank);
+  };
+  int64_t start = clampIndex(node.intAttr("start", 0));
+  int64_t end = clampIndex(node.intAttr("end", rank));
+  std::vector<ShapeExpr> dims;
+  for (int64_t d = start; d < end; ++d)
+    dims.push_back(shape[d]);
+  int64_t count = dims.size();
+  return node.setKnownOutput(
+      0, KnownTensor::fromInts(DType::I64, {count}, std::move(dims)));
+}
+
+llvm::LogicalResult convertSize(NodeImporter &node) {
+  ShapeExpr size = ShapeExpr::constant(1);
+  for (const ShapeExpr &dim : node.input(0).type.shape)
+    size = *ShapeExpr::mul(size, dim);
+  return node.setKnownOutput(0, KnownTensor::fromInts(DType::I64, {}, {size}));
+}
+
+/// Constant-13: one of value, value_float(s), value_int(s).
+llvm::LogicalResult convertConstant(NodeImporter &node) {
+  if (const onnx::AttributeProto *value = node.attr("value")) {
+    std::string problem;
+    std::shared_ptr<KnownTensor> known =
+        readTensorProto(value->t(), node.owner(), problem);
+    if (!known)
+      return node.invalid("its value " + problem);
+    return node.setKnownOutput(0, std::move(known));
+  }
+  if (const onnx::AttributeProto *value = node.attr("value_float"))
+    return node.setKnownOutput(0, knownFloats(DType::F32, {}, {value->f()}));
+  if (const onnx::AttributeProto *values = node.attr("value_floats"))
+    return node.setKnownOutput(
+        0, knownFloats(DType::F32, {values->floats_size()},
+                       std::vector<double>(values->floats().begin(),
+                                           values->floats().end())));
+  if (const onnx::AttributeProto *value = node.attr("value_int"))
+    return node.setKnownOutput(
+        0, KnownTensor::fromInts(DType::I64, {},
+                                 {ShapeExpr::constant(value->i())}));
+  if (const onnx::AttributeProto *values = node.attr("value_ints")) {
+    std::vector<ShapeExpr> ints;
+    for (int64_t v : values->ints())
+      ints.push_back(ShapeExpr::constant(v));
+    return node.setKnownOutput(
+        0, KnownTensor::fromInts(DType::I64, {values->ints_size()},
+                                 std::move(ints)));
+  }
+  return node.unsupported("its value is a string or sparse tensor",
+                          "txc has no string or sparse tensors");
+}
+
+/// The dims given by a known shape tensor (Reshape, Expand,
+/// ConstantOfShape): integers or polynomials over the symbols.
+std::optional<Shape> requireShapeInput(NodeImporter &node, unsigned i) {
+  const KnownTensor *known = node.known(i);
+  if (!known || !known->ints) {
+    (void)node.unsupported(
+        "its shape (input " + llvm::Twine(i) +
+            ") depends on tensor values, not only on input shapes",
+        "txc's shapes are known when the call starts: compute the shape "
+        "from Shape nodes and constants");
+    return std::nullopt;
+  }
+  if (known->dims.size() != 1) {
+    (void)node.invalid("its shape input is not 1-D");
+    return std::nullopt;
+  }
+  return *known->ints;
+}
+
+/// A known tensor with new dims (same elements).
+std::shared_ptr<KnownTensor> reshapedKnown(const KnownTensor &known,
+                                           std::vector<int64_t> dims) {
+  auto result = std::make_shared<KnownTensor>(known);
+  result->dims = std::move(dims);
+  return result;
+}
+
+std::optional<std::vector<int64_t>> staticShape(const Shape &shape) {
+  std::vector<int64_t> dims;
+  for (const ShapeExpr &dim : shape) {
+    std::optional<int64_t> constant = dim.getConstant();
+    if (!constant)
+      return std::nullopt;
+    dims.push_back(*constant);
+  }
+  return dims;
+}
+
+/// Reshape-14: 0 copies the input's dim (unless allowzero), -1 is
+/// inferred (by txc's reshape rule, as a polynomial quotient).
+llvm::LogicalResult convertReshape(NodeImporter &node) {
+  const ImportedValue &data = node.input(0);
+  std::optional<Shape> target = requireShapeInput(node, 1);
+  if (!target)
+    return llvm::failure();
+  bool allowZero = node.intAttr("allowzero", 0) != 0;
+  for (size_t d = 0; d < target->size(); ++d) {
+    std::optional<int64_t> constant = (*target)[d].getConstant();
+    if (constant && *constant == 0 && !allowZero) {
+      if (d >= data.type.rank())
+        return node.invalid("its shape copies dim " + llvm::Twine(d) +
+                            " of a tensor of rank " +
+                            llvm::Twine(data.type.rank()));
+      (*target)[d] = data.type.shape[d];
+    }
+  }
+  if (data.known && data.known->hasBytes()) {
+    // Reshaping a known tensor (shape arithmetic, constants) at import.
+    std::optional<std::vector<int64_t>> dims = staticShape(*target);
+    if (dims && llvm::count(*dims, -1) == 0)
+      return node.setKnownOutput(0, reshapedKnown(*data.known, *dims));
+  }
+  if (*target == data.type.shape)
+    return node.setOutput(0, data);
+  return node.emitOutput(
+      0, "reshape", {data},
+      {shapeAttr("shape", *target, node.program().symbolNames())});
+}
+
+/// Flatten-13: [d0..d(axis-1)] and [d(axis)..] as two dims.
+llvm::LogicalResult convertFlatten(NodeImporter &node) {
+  const ImportedValue &data = node.input(0);
+  int64_t rank = data.type.rank();
+  int64_t axis = node.intAttr("axis", 1);
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis > rank)
+    return node.invalid("its axis is out of range");
+  Shape target = {ShapeExpr::constant(1), ShapeExpr::constant(1)};
+  for (int64_t d = 0; d < rank; ++d)
+    target[d < axis ? 0 : 1] =
+        *ShapeExpr::mul(target[d < axis ? 0 : 1], data.type.shape[d]);
+  if (target == data.type.shape)
+    return node.setOutput(0, data);
+  return node.emitOutput(
+      0, "reshape", {data},
+      {shapeAttr("shape", target, node.program().symbolNames())});
+}
+
+/// Axes from the `axes` input (opset 13+), normalized for `rank`.
+std::optional<std::vector<int64_t>> readAxes(NodeImporter &node, unsigned i,
+                                             int64_t rank) {
+  std::optional<std::vector<int64_t>> axes = node.requireStaticInts(i, "axes");
+  if (!axes)
+    return std::nullopt;
+  for (int64_t &axis : *axes) {
+    std::optional<int64_t> normalized = normalizeOnnxAxis(axis, rank);
+    if (!normalized) {
+      (void)node.invalid("its axis " + llvm::Twine(axis) +
+                         " is out of range for rank " + llvm::Twine(rank));
+      return std::nullopt;
+    }
+    axis = *normalized;
+  }
+  llvm::sort(*axes);
+  return axes;
+}
+
+/// Unsqueeze-13.
+llvm::LogicalResult convertUnsqueeze(NodeImporter &node) {
+  const ImportedValue &data = node.input(0);
+  const KnownTensor *axesKnown = node.known(1);
+  int64_t resultRank =
+      data.type.rank() + (axesKnown ? axesKnown->numElements() : 0);
+  std::optional<std::vector<int64_t>> axes = readAxes(node, 1, resultRank);
+  if (!axes)
+    return llvm::failure();
+  if (data.known) {
+    std::vector<int64_t> dims = data.known->dims;
+    for (int64_t axis : *axes)
+      dims.insert(dims.begin() + std::min<int64_t>(axis, dims.size()), 1);
+    return node.setKnownOutput(0, reshapedKnown(*data.known, dims));
+  }
+  return node.emitOutput(0, "unsqueeze", {data}, {intListAttr("axes", *axes)});
+}
+
+/// Squeeze-13: without axes, every static 1.
+llvm::LogicalResult convertSqueeze(NodeImporter &node) {
+  const ImportedValue &data = node.input(0);
+  std::vector<int64_t> axes;
+  if (node.hasInput(1)) {
+    std::optional<std::vector<int64_t>> given =
+        readAxes(node, 1, data.type.rank());
+    if (!given)
+      return llvm::failure();
+    axes = *given;
+  } else {
+    for (unsigned d = 0; d < data.type.rank(); ++d)
+      if (data.type.shape[d] == ShapeExpr::constant(1))
+        axes.push_back(d);
+  }
+  if (data.known) {
+    std::vector<int64_t> dims;
+    for (int64_t d = 0; d < int64_t(data.known->dims.size()); ++d)
+      if (!llvm::is_contained(axes, d))
+        dims.push_back(data.known->dims[d]);
+    return node.setKnownOutput(0, reshapedKnown(*data.known, dims));
+  }
+  return node.emitOutput(0, "squeeze", {data}, {intListAttr("axes", axes)});
+}
+
+/// Concat-13; known 1-D integer tensors (shapes) are concatenated at
+/// import.
+llvm::LogicalResult convertConcat(NodeImporter &node) {
+  int64_t axis = node.intAttr("axis", 0);
+  bool allKnown = true;
+  std::vector<ImportedValue> operands;
+  for (unsigned i = 0; i < node.numInputs(); ++i) {
+    const ImportedValue &value = node.input(i);
+    allKnown &= value.known && value.known->ints && value.type.rank() == 1;
+    operands.push_back(value);
+  }
+  if (allKnown) {
+    std::vector<ShapeExpr> values;
+    for (const ImportedValue &value : operands)
+      llvm::append_range(values, *value.known->ints);
+    int64_t count = values.size();
+    return node.setKnownOutput(
+        0, KnownTensor::fromInts(operands[0].type.dtype, {count},
+                                 std::move(values)));
+  }
+  // Empty operands are legal in ONNX and contribute nothing.
+  llvm::erase_if(operands, [&](const ImportedValue &value) {
+    return value.known && value.known->numElements() == 0;
+  });
+  if (operands.size() == 1)
+    return node.setOutput(0, operands[0]);
+  return node.emitOutput(0, "concat", operands, {intAttr("axis", axis)});
+}
+
+/// Gather-13. On a known integer tensor with known indices (Shape ->
+/// Gather) it folds; otherwise txc's gather. ONNX allows negative indices
+/// (counting from the end), txc rejects them at run time, so indices known
+/// at import are normalized here and others are wrapped with a select.
+llvm::LogicalResult convertGather(NodeImporter &node) {
+  const ImportedValue &data = node.input(0);
+  const ImportedValue &indices = node.input(1);
+  int64_t rank = data.type.rank();
+  std::optional<int64_t> axis = normalizeOnnxAxis(node.intAttr("axis", 0), rank);
+  if (!axis)
+    return node.invalid("its axis is out of range");
+  std::optional<int64_t> axisDim = data.type.shape[*axis].getConstant();
+  const KnownTensor *knownIndices = indices.known.get();
+  std::optional<std::vector<int64_t>> indexValues =
+      knownIndices ? knownIndices->staticInts() : std::nullopt;
+  if (indexValues && axisDim) {
+    for (int64_t &index : *indexValues) {
+      if (index < -*axisDim || index >= *axisDim)
+        return node.invalid("its index " + llvm::Twine(index) +
+                            " is out of range for a dim of " +
+                            llvm::Twine(*axisDim));
+      if (index < 0)
+        index += *axisDim;
+    }
+    // Folding: gathering elements of a known 1-D integer tensor.
+    if (data.known && data.known->ints && rank == 1) {
+      std::vector<ShapeExpr> values;
+      for (int64_t index : *indexValues)
+        values.push_back((*data.known->ints)[index]);
+      return node.setKnownOutput(
+          0, KnownTensor::fromInts(data.type.dtype, knownIndices->dims,
+                                   std::move(values)));
+    }
+    std::vector<ShapeExpr> normalized;
+    for (int64_t index : *indexValues)
+      normalized.push_back(ShapeExpr::constant(index));
+    return node.emitOutput(
+        0, "gather",
+        {data, node.constant(KnownTensor::fromInts(
+                   indices.type.dtype, knownIndices->dims, normalized))},
+        {intAttr("axis", *axis)});
+  }
+  if (!axisDim)
+    return node.unsupported(
+        "it gathers along the symbolic dim " +
+            node.str({data.type.shape[*axis]}) +
+            " with indices known only at run time; ONNX's negative indices "
+            "would need that dim as a tensor",
+        "");
+  // select(indices < 0, indices + dim, indices)
+  DType indexType = indices.type.dtype;
+  std::optional<ImportedValue> negative =
+      node.emit("lt", {indices, node.scalar(indexType, 0)});
+  std::optional<ImportedValue> wrapped =
+      negative ? node.emit("add", {indices, node.scalar(indexType,
+                                                        double(*axisDim))})
+               : std::nullopt;
+  std::optional<ImportedValue> normalized =
+      wrapped ? node.emit("select", {*negative, *wrapped, indices})
+              : std::nullopt;
+  if (!normalized)
+    return llvm::failure();
+  return node.emitOutput(0, "gather", {data, *normalized},
+                         {intAttr("axis", *axis)});
+}
+
+/// Transpose-13 (default: reversed dims).
+llvm::LogicalResult convertTranspose(NodeImporter &node) {
+  const ImportedValue &data = node.input(0);
+  std::vector<int64_t> perm;
+  if (std::optional<std::vector<int64_t>> given = node.intsAttr("perm")) {
+    perm = *given;
+  } else {
+    for (int64_t d = int64_t(data.type.rank()) - 1; d >= 0; --d)
+      perm.push_back(d);
+  }
+  bool identity = true;
+  for (size_t d = 0; d < perm.size(); ++d)
+    identity &= perm[d] == int64_t(d);
+  if (identity)
+    return node.setOutput(0, data);
+  return node.emitOutput(0, "transpose", {data}, {intListAttr("perm", perm)});
+}
+
+/// Python's clamping of a slice bound on a static dim.
+int64_t clampBound(int64_t bound, int64_t dim) {
+  if (bound < 0)
+    bound += dim;
+  return std::clamp<int64_t>(bound, 0, dim);
+}
+
+/// Slice-13: starts, ends, axes and steps are inputs, which must be known.
+llvm::LogicalResult convertSlice(NodeImporter &node) {
+  const ImportedValue &data = node.input(0);
+  int64_t rank = data.type.rank();
+  std::optional<std::vector<int64_t>> starts =
+      node.requireStaticInts(1, "starts");
+  std::optional<std::vector<int64_t>> ends =
+      starts ? node.requireStaticInts(2, "ends") : std::nullopt;
+  if (!ends)
+    return llvm::failure();
+  std::vector<int64_t> axes, steps(starts->size(), 1);
+  for (int64_t d = 0; d < int64_t(starts->size()); ++d)
+    axes.push_back(d);
+  if (node.hasInput(3)) {
+    std::optional<std::vector<int64_t>> given =
+        node.requireStaticInts(3, "axes");
+    if (!given)
+      return llvm::failure();
+    axes = *given;
+  }
+  if (node.hasInput(4)) {
+    std::optional<std::vector<int64_t>> given =
+        node.requireStaticInts(4, "steps");
+    if (!given)
+      return llvm::failure();
+    steps = *given;
+  }
+  if (axes.size() != starts->size() || ends->size() != starts->size() ||
+      steps.size() != starts->size())
+    return node.invalid("its starts, ends, axes and steps differ in length");
+  for (int64_t &axis : axes) {
+    std::optional<int64_t> normalized = normalizeOnnxAxis(axis, rank);
+    if (!normalized)
+      return node.invalid("its axis " + llvm::Twine(axis) + " is out of range");
+    axis = *normalized;
+  }
+  for (int64_t step : steps)
+    if (step <= 0)
+      return node.unsupported("a step is " + llvm::Twine(step) +
+                                  "; txc's slice takes positive steps",
+                              "reverse with a Gather of constant indices");
+  // A known 1-D integer tensor (a shape) is sliced at import.
+  if (data.known && data.known->ints && rank == 1) {
+    int64_t dim = data.known->numElements();
+    int64_t begin = clampBound((*starts)[0], dim);
+    int64_t end = clampBound((*ends)[0], dim);
+    std::vector<ShapeExpr> values;
+    for (int64_t i = begin; i < end; i += steps[0])
+      values.push_back((*data.known->ints)[i]);
+    int64_t count = values.size();
+    return node.setKnownOutput(
+        0, KnownTensor::fromInts(data.type.dtype, {count}, std::move(values)));
+  }
+  return node.emitOutput(0, "slice", {data},
+                         {intListAttr("starts", *starts),
+                          intListAttr("ends", *ends), intListAttr("axes", axes),
+                          intListAttr("steps", steps)});
+}
+
+/// Expand-13: the input broadcast with a shape, in both directions (a
+/// target dim of 1 keeps the input's dim).
+llvm::LogicalResult convertExpand(NodeImporter &node) {
+  const ImportedValue &data = node.input(0);
+  std::optional<Shape> target = requireShapeInput(node, 1);
+  if (!target)
+    return llvm::failure();
+  size_t rank = std::max(target->size(), size_t(data.type.rank()));
+  Shape result(rank);
+  const ShapeExpr one = ShapeExpr::constant(1);
+  for (size_t i = 0; i < rank; ++i) {
+    size_t fromEnd = rank - 1 - i;
+    const ShapeExpr *in = fromEnd < data.type.rank()
+                              ? &data.type.shape[data.type.rank() - 1 - fromEnd]
+                              : &one;
+    const ShapeExpr *to =
+        fromEnd < target->size() ? &(*target)[target->size() - 1 - fromEnd]
+                                 : &one;
+    if (*to == one || *to == *in)
+      result[i] = *in;
+    else if (*in == one)
+      result[i] = *to;
+    else
+      return node.unsupported("it expands " + node.str(data.type.shape) +
+                                  " to " + node.str(*target) +
+                                  ", whose dims do not broadcast",
+                              "");
+  }
+  if (result == data.type.shape)
+    return node.setOutput(0, data);
+  return node.emitOutput(
+      0, "broadcast_to", {data},
+      {shapeAttr("shape", result, node.program().symbolNames())});
+}
+
+/// ConstantOfShape-9: a tensor of one value; symbolic shapes broadcast a
+/// scalar constant.
+llvm::LogicalResult convertConstantOfShape(NodeImporter &node) {
+  std::optional<Shape> shape = requireShapeInput(node, 0);
+  if (!shape)
+    return llvm::failure();
+  std::shared_ptr<KnownTensor> value;
+  if (const onnx::AttributeProto *attr = node.attr("value")) {
+    std::string problem;
+    value = readTensorProto(attr->t(), node.owner(), problem);
+    if (!value)
+      return node.invalid("its value " + problem);
+    if (value->numElements() != 1)
+      return node.invalid("its value has more than one element");
+  } else {
+    value = knownFloats(DType::F32, {1}, {0.0});
+  }
+  std::optional<std::vector<int64_t>> dims = staticShape(*shape);
+  int64_t count = 1;
+  for (int64_t dim : dims.value_or(std::vector<int64_t>{}))
+    count *= dim;
+  if (dims && count <= KnownTensor::kMaxFoldedElements) {
+    unsigned size = dtypeSize(value->dtype);
+    std::vector<uint8_t> bytes(count * size);
+    for (int64_t i = 0; i < count; ++i)
+      std::copy(value->bytes.data, value->bytes.data + size,
+                bytes.begin() + i * size);
+    auto result = std::make_shared<KnownTensor>();
+    result->dtype = value->dtype;
+    result->dims = *dims;
+    result->bytes = Blob::fromVector(std::move(bytes));
+    result->complete();
+    return node.setKnownOutput(0, std::move(result));
+  }
+  return node.emitOutput(
+      0, "broadcast_to", {node.constant(reshapedKnown(*value, {}))},
+      {shapeAttr("shape", *shape, node.program().symbolNames())});
+}
+
+/// Range-11 with known start, limit and delta.
+llvm::LogicalResult convertRange(NodeImporter &node) {
+  const KnownTensor *start = node.known(0), *limit = node.known(1),
+                    *delta = node.known(2);
+  if (start && limit && delta && start->ints && limit->ints && delta->ints) {
+    std::optional<std::vector<int64_t>> s = start->staticInts(),
+                                        l = limit->staticInts(),
+                                        d = delta->staticInts();
+    if (s && l && d && s->size() == 1 && l->size() == 1 && d->size() == 1 &&
+        (*d)[0] != 0) {
+      std::vector<ShapeExpr> values;
+      for (int64_t v = (*s)[0]; (*d)[0] > 0 ? v < (*l)[0] : v > (*l)[0];
+           v += (*d)[0]) {
+        if (values.size() >= size_t(KnownTensor::kMaxFoldedElements))
+          return node.unsupported("its range has more than 4096 elements",
+                                  "");
+        values.push_back(ShapeExpr::constant(v));
+      }
+      int64_t count = values.size();
+      return node.setKnownOutput(
+          0, KnownTensor::fromInts(start->dtype, {count}, std::move(values)));
+    }
+  }
+  return node.unsupported(
+      "its start, limit and delta are not all integer constants (a range "
+      "up to a symbolic dim would be a tensor of the symbol's values)",
+      "export with that dim fixed (--static) or pass the range as an input");
+}
+
+/// Split-13 (split sizes as an optional input).
+llvm::LogicalResult convertSplit(NodeImporter &node) {
+  const ImportedValue &data = node.input(0);
+  std::optional<int64_t> axis =
+      normalizeOnnxAxis(node.intAttr("axis", 0), data.type.rank());
+  if (!axis)
+    return node.invalid("its axis is out of range");
+  std::vector<NodeAttr> attrs = {intAttr("axis", *axis)};
+  if (node.hasInput(1)) {
+    std::optional<std::vector<int64_t>> sizes =
+        node.requireStaticInts(1, "split sizes");
+    if (!sizes)
+      return llvm::failure();
+    attrs.push_back(intListAttr("sizes", *sizes));
+  } else {
+    attrs.push_back(intAttr("num", node.numOutputs()));
+  }
+  return node.emitOutputs("split", {data}, std::move(attrs));
+}
+
+/// Pad-13: pads (and the constant value) must be known.
+llvm::LogicalResult convertPad(NodeImporter &node) {
+  std::optional<std::vector<int64_t>> pads = node.requireStaticInts(1, "pads");
+  if (!pads)
+    return llvm::failure();
+  std::string mode = node.stringAttr("mode", "constant");
+  std::vector<NodeAttr> attrs = {intListAttr("pads", *pads),
+                                 stringAttr("mode", mode)};
+  if (node.hasInput(2)) {
+    std::optional<std::vector<double>> value =
+        node.requireKnownDoubles(2, "constant value");
+    if (!value)
+      return llvm::failure();
+    if (mode == "constant")
+      attrs.push_back(floatAttr("value", value->front()));
+  }
+  if (llvm::any_of(*pads, [](int64_t pad) { return pad < 0; }))
+    return node.unsupported("it has negative pads (cropping)",
+                            "crop with a Slice node instead");
+  return node.emitOutput(0, "pad", {node.input(0)}, std::move(attrs));
+}
+
+} // namespace
+
+void txc::onnximport::addShapeConverters(std::vector<ConverterEntry> &table) {
+  table.insert(table.end(),
+               {
+                   {"Shape", 15, 17, convertShape},
+                   {"Size", 13, 17, convertSize},
+                   {"Constant", 13, 17, convertConstant},
+                   {"Reshape", 14, 17, convertReshape},
+                   {"Flatten", 13, 17, convertFlatten},
+                   {"Unsqueeze", 13, 17, convertUnsqueeze},
+                   {"Squeeze", 13, 17, convertSqueeze},
+                   {"Concat", 13, 17, convertConcat},
+                   {"Gather", 13, 17, convertGather},
+                   {"Transpose", 13, 17, convertTranspose},
+                   {"Slice", 13, 17, convertSlice},
+                   {"Expand", 13, 17, convertExpand},
+                   {"ConstantOfShape", 9, 17, convertConstantOfShape},
+                   {"Range", 11, 17, convertRange},
+                   {"Split", 13, 17, convertSplit},
+                   {"Pad", 13, 17, convertPad},
+               });
+}

@@ -1,0 +1,212 @@
+//===- OnnxModel.cpp - Parse, check, convert and infer an ONNX model ------===//
+//
+// The only place of the importer that calls libonnx's checker, version
+// converter and shape inference, and so the only place where their
+// exceptions (onnx::checker::ValidationError, onnx::InferenceError,
+// std::exception) are caught: each becomes one diagnostic.
+//
+//===----------------------------------------------------------------------===//
+#include "OnnxModel.h"
+
+#include "txc/Import/OnnxImport.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ConvertUTF.h"
+
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
+
+using namespace txc;
+using namespace txc::onnximport;
+
+/// The first lines of a libonnx message: its exceptions append long
+/// "==> Context:" dumps of the node.
+static std::string shortMessage(const char *what) {
+  llvm::SmallVector<llvm::StringRef, 4> lines;
+  llvm::StringRef(what).split(lines, '\n', 3, /*KeepEmpty=*/false);
+  std::string message;
+  for (llvm::StringRef line : lines) {
+    line = line.trim();
+    if (line.empty())
+      continue;
+    if (line.consume_front("==> Context:"))
+      line = line.trim();
+    message += (message.empty() ? "" : "; ") + line.str();
+  }
+  return message;
+}
+
+std::optional<int64_t>
+txc::onnximport::defaultDomainOpset(const onnx::ModelProto &model) {
+  for (const onnx::OperatorSetIdProto &opset : model.opset_import())
+    if (opset.domain().empty() || opset.domain() == "ai.onnx")
+      return opset.version();
+  return std::nullopt;
+}
+
+/// `text`, or, when it is not valid UTF-8 or has control characters, the
+/// text with each such byte written as \xNN.
+static void makePrintable(std::string &text) {
+  const auto *begin = reinterpret_cast<const llvm::UTF8 *>(text.data());
+  bool printable =
+      llvm::all_of(text, [](char c) { return uint8_t(c) >= 0x20; }) &&
+      llvm::isLegalUTF8String(&begin, begin + text.size());
+  if (printable)
+    return;
+  std::string escaped;
+  for (char c : text) {
+    uint8_t byte = uint8_t(c);
+    if (byte >= 0x20 && byte < 0x7F)
+      escaped += c;
+    else
+      escaped += "\\x" + llvm::utohexstr(byte, /*LowerCase=*/true, 2);
+  }
+  text = std::move(escaped);
+}
+
+static void makePrintable(onnx::ValueInfoProto &info) {
+  makePrintable(*info.mutable_name());
+  if (info.type().has_tensor_type())
+    for (auto &dim :
+         *info.mutable_type()->mutable_tensor_type()->mutable_shape()
+              ->mutable_dim())
+      if (dim.has_dim_param())
+        makePrintable(*dim.mutable_dim_param());
+}
+
+/// The model's strings that reach names, messages and the program, made
+/// printable: protobuf does not check that ONNX's strings are UTF-8, and
+/// txc's JSON (the program, the diagnostics) must be. A name with bad
+/// bytes becomes the same escaped text everywhere it is used.
+static void makeStringsPrintable(onnx::ModelProto &model) {
+  makePrintable(*model.mutable_producer_name());
+  makePrintable(*model.mutable_producer_version());
+  for (auto &opset : *model.mutable_opset_import())
+    makePrintable(*opset.mutable_domain());
+  onnx::GraphProto &graph = *model.mutable_graph();
+  for (auto &info : *graph.mutable_input())
+    makePrintable(info);
+  for (auto &info : *graph.mutable_output())
+    makePrintable(info);
+  for (auto &info : *graph.mutable_value_info())
+    makePrintable(info);
+  for (auto &tensor : *graph.mutable_initializer())
+    makePrintable(*tensor.mutable_name());
+  for (auto &node : *graph.mutable_node()) {
+    makePrintable(*node.mutable_name());
+    makePrintable(*node.mutable_op_type());
+    makePrintable(*node.mutable_domain());
+    for (std::string &input : *node.mutable_input())
+      makePrintable(input);
+    for (std::string &output : *node.mutable_output())
+      makePrintable(output);
+    for (auto &attr : *node.mutable_attribute()) {
+      makePrintable(*attr.mutable_name());
+      if (attr.has_s()) // setting s would make a field the type lacks
+        makePrintable(*attr.mutable_s());
+    }
+  }
+}
+
+/// Parses the bytes; protobuf reports no reason, so the message names the
+/// usual ones.
+static std::shared_ptr<onnx::ModelProto>
+parseModel(llvm::StringRef bytes, llvm::StringRef displayName,
+           DiagnosticEngine &diags) {
+  auto model = std::make_shared<onnx::ModelProto>();
+  if (bytes.size() > uint64_t(INT32_MAX) ||
+      !model->ParseFromArray(bytes.data(), int(bytes.size()))) {
+    diags.error(DiagCategory::Syntax, "onnx-parse", displayName, Loc(),
+                "the file is not a valid ONNX model: its protobuf cannot be "
+                "parsed (truncated, corrupted or not an .onnx file)");
+    return nullptr;
+  }
+  if (!model->has_graph()) {
+    diags.error(DiagCategory::Invalid, "onnx-invalid", displayName, Loc(),
+                "the ONNX model has no graph");
+    return nullptr;
+  }
+  makeStringsPrintable(*model);
+  return model;
+}
+
+/// Runs `step`, turning a libonnx exception into a diagnostic.
+template <typename Step>
+static bool guarded(llvm::StringRef displayName, llvm::StringRef id,
+                    const llvm::Twine &what, DiagnosticEngine &diags,
+                    Step step) {
+  try {
+    step();
+    return true;
+  } catch (const std::exception &e) {
+    std::string message = shortMessage(e.what());
+    makePrintable(message);
+    diags.error(DiagCategory::Invalid, id, displayName, Loc(),
+                what + ": " + message);
+  }
+  return false;
+}
+
+std::shared_ptr<const onnx::ModelProto>
+txc::onnximport::loadOnnxModel(llvm::StringRef bytes,
+                               llvm::StringRef displayName,
+                               DiagnosticEngine &diags) {
+  std::shared_ptr<onnx::ModelProto> model =
+      parseModel(bytes, displayName, diags);
+  if (!model)
+    return nullptr;
+  std::optional<int64_t> opset = defaultDomainOpset(*model);
+  if (!opset) {
+    diags.error(DiagCategory::Invalid, "onnx-invalid", displayName, Loc(),
+                "the ONNX model imports no opset of the default domain "
+                "(ai.onnx)");
+    return nullptr;
+  }
+  if (*opset > kOnnxTargetOpset || *opset < kOnnxMinOpset) {
+    diags.error(DiagCategory::NotRepresentable, "onnx-opset", displayName,
+                Loc(),
+                "the model uses opset " + llvm::Twine(*opset) +
+                    "; txc imports opsets " + llvm::Twine(kOnnxMinOpset) +
+                    " to " + llvm::Twine(kOnnxTargetOpset) +
+                    " (export with opset_version=" +
+                    llvm::Twine(kOnnxTargetOpset) + ")");
+    return nullptr;
+  }
+  if (!guarded(displayName, "onnx-checker", "the ONNX checker rejects the model",
+               diags, [&] { onnx::checker::check_model(*model); }))
+    return nullptr;
+  if (*opset != kOnnxTargetOpset) {
+    auto converted = std::make_shared<onnx::ModelProto>();
+    if (!guarded(displayName, "onnx-version-converter",
+                 "the ONNX version converter cannot convert the model from "
+                 "opset " +
+                     llvm::Twine(*opset) + " to " +
+                     llvm::Twine(kOnnxTargetOpset),
+                 diags, [&] {
+                   *converted = onnx::version_conversion::ConvertVersion(
+                       *model, int(kOnnxTargetOpset));
+                 }))
+      return nullptr;
+    model = std::move(converted);
+  }
+  // Strict: a node whose types or shapes contradict its op's schema is an
+  // error that names the node. Data propagation lets ONNX follow shape
+  // computations too (its results are only cross-checked).
+  onnx::ShapeInferenceOptions options(/*check_type=*/true, /*error_mode=*/1,
+                                      /*enable_data_propagation=*/true);
+  if (!guarded(displayName, "onnx-shape-inference",
+               "ONNX shape inference rejects the model", diags, [&] {
+                 onnx::shape_inference::InferShapes(
+                     *model, onnx::OpSchemaRegistry::Instance(), options);
+               }))
+    return nullptr;
+  return model;
+}
+
+int64_t txc::onnximport::schemaSinceVersion(const onnx::NodeProto &node,
+                                            int64_t opset) {
+  const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
+      node.op_type(), int(opset), node.domain());
+  return schema ? schema->since_version() : 0;
+}

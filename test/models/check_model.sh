@@ -1,0 +1,34 @@
+#!/bin/sh
+# Checks one zoo model end to end, in the current directory:
+#
+#   check_model.sh MODEL TOLERANCE OPT...     (OPT: O0, O2, ...)
+#
+# exports MODEL with make_zoo.py, imports it with its --dim flags, and for
+# each optimization level compiles it, links harness.c through the
+# generated header, runs every point of <model>.points and compares the
+# output with PyTorch's (compare.py, TOLERANCE relative to the output's
+# scale); then checks that an input one past the largest batch is
+# rejected by the object's guards (status 6, TXC_E_SYMBOL_RANGE).
+# Needs TXC, CC and HERE (this directory) in the environment.
+set -eu
+model=$1
+tolerance=$2
+shift 2
+/usr/bin/python3 "$HERE/make_zoo.py" . "$model"
+input=$(ls "$model".outside.*.npy | sed "s/^$model\.outside\.//; s/\.npy$//")
+"$TXC" import onnx "$model.onnx" -o "$model.json" $(sed 's/^/--dim /' "$model.dims")
+for opt in "$@"; do
+  "$TXC" compile "$model.json" "-$opt" -o "$model.$opt.o" --header "$model.h"
+  $CC -std=c99 -O1 -I. -I"$HERE/../../samples/common" "-DTXC_MODEL=$model" \
+    "-DTXC_MODEL_HEADER=\"$model.h\"" "$HERE/harness.c" "$model.$opt.o" \
+    -o "run.$opt" -lm
+  for point in $(cat "$model.points"); do
+    rm -rf "out.$opt.$point" && mkdir "out.$opt.$point"
+    "./run.$opt" "$model.$point.$input.npy" "out.$opt.$point"
+    echo "-$opt $point: $(/usr/bin/python3 "$HERE/compare.py" \
+      "$model.$point.y.npy" "out.$opt.$point/y.npy" "$tolerance")"
+  done
+  status=0
+  "./run.$opt" "$model.outside.$input.npy" "out.$opt.outside" > outside.txt || status=$?
+  echo "-$opt outside: exit $status, $(grep -o 'rc = [0-9]* ([A-Z_]*)' outside.txt)"
+done

@@ -1,0 +1,97 @@
+/* Runs an imported zoo model (test/models) through its generated header:
+ *
+ *   harness INPUT.npy OUT_DIR
+ *
+ * reads the model's one input from a .npy file (f32 or i64, C order),
+ * asks <model>_output_shapes for the output's dims, calls <model>_run and
+ * writes OUT_DIR/<output>.npy. A failed call prints the status and the
+ * artifact's message and exits with 3.
+ *
+ * Compile with -DTXC_MODEL=<prefix> -DTXC_MODEL_HEADER='"<prefix>.h"'.
+ * C99, nothing but libc. */
+#include TXC_MODEL_HEADER
+
+#include "txc_sample.h"
+
+#define TXC_CAT2(a, b) a##b
+#define TXC_CAT(a, b) TXC_CAT2(a, b)
+#define MODEL_FN(suffix) TXC_CAT(TXC_MODEL, suffix)
+
+/* Reads a version 1.0 .npy file: its dtype, dims and data (malloc'd). */
+static int read_npy(const char *path, txc_tensor *t) {
+  unsigned char preamble[10];
+  char header[4096];
+  FILE *f = fopen(path, "rb");
+  if (!f || fread(preamble, 1, 10, f) != 10 || preamble[6] != 1) {
+    fprintf(stderr, "%s: not a version 1.0 .npy file\n", path);
+    return -1;
+  }
+  size_t length = (size_t)preamble[8] | ((size_t)preamble[9] << 8);
+  if (length >= sizeof header || fread(header, 1, length, f) != length) {
+    fprintf(stderr, "%s: bad .npy header\n", path);
+    return -1;
+  }
+  header[length] = '\0';
+  int32_t dtype = strstr(header, "'<f4'")   ? TXC_DTYPE_F32
+                  : strstr(header, "'<i8'") ? TXC_DTYPE_I64
+                                            : 0;
+  const char *shape = strstr(header, "'shape': (");
+  if (!dtype || !shape || strstr(header, "'fortran_order': True")) {
+    fprintf(stderr, "%s: only C-order f32 and i64 arrays are read\n", path);
+    return -1;
+  }
+  int64_t dims[TXC_MAX_RANK];
+  int32_t rank = 0;
+  char *cursor = (char *)shape + strlen("'shape': (");
+  while (*cursor != ')' && rank < TXC_MAX_RANK) {
+    char *end;
+    long long dim = strtoll(cursor, &end, 10);
+    if (end == cursor)
+      break;
+    dims[rank++] = dim;
+    cursor = end;
+    while (*cursor == ',' || *cursor == ' ')
+      ++cursor;
+  }
+  *t = txc_sample_tensor(NULL, dtype, rank, dims);
+  t->data = malloc(t->size_bytes ? (size_t)t->size_bytes : 1);
+  if (!t->data ||
+      fread(t->data, 1, (size_t)t->size_bytes, f) != (size_t)t->size_bytes) {
+    fprintf(stderr, "%s: truncated data\n", path);
+    return -1;
+  }
+  fclose(f);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  txc_tensor input, output;
+  txc_status status;
+  char message[512];
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s INPUT.npy OUT_DIR\n", argv[0]);
+    return 2;
+  }
+  if (read_npy(argv[1], &input) != 0)
+    return 2;
+  memset(&output, 0, sizeof output);
+  int32_t rc = MODEL_FN(_output_shapes)(&input, 1, &output, 1, &status);
+  if (rc == TXC_OK) {
+    output.size_bytes =
+        txc_sample_num_elements(&output) * txc_sample_dtype_size(output.dtype);
+    output.data = malloc(output.size_bytes ? (size_t)output.size_bytes : 1);
+    rc = MODEL_FN(_run)(&input, 1, &output, 1, &status);
+  }
+  if (rc != TXC_OK) {
+    MODEL_FN(_error_message)(&status, message, sizeof message);
+    txc_sample_report(argv[1], rc, message);
+    return 3;
+  }
+  if (txc_sample_write_npy(argv[2], "y", &output) != 0) {
+    fprintf(stderr, "cannot write %s/y.npy\n", argv[2]);
+    return 1;
+  }
+  free(input.data);
+  free(output.data);
+  return 0;
+}
