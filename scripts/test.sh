@@ -15,7 +15,14 @@ build_dir=${TXC_BUILD_DIR:-build}
 # name /dev/null itself are then reported unsupported, not run).
 [ -c /dev/null ] || echo "test.sh: note: /dev/null is not a character device here" >&2
 status=0
-ctest --test-dir "$build_dir" --output-on-failure -j2 || status=1
-scripts/fuzz.sh "${TXC_FUZZ_SECONDS:-60}" || status=1
-scripts/sanitize.sh || status=1
+# Each part's wall time is printed: CI's budget is 30 minutes.
+part() {
+  local start=$SECONDS
+  "$@" || status=1
+  echo "test.sh: $1 took $((SECONDS - start)) s (total $SECONDS s)" >&2
+}
+echo "test.sh: install and build took $SECONDS s" >&2
+part ctest --test-dir "$build_dir" --output-on-failure -j2
+part scripts/fuzz.sh "${TXC_FUZZ_SECONDS:-60}"
+part scripts/sanitize.sh
 exit $status
