@@ -41,6 +41,10 @@ struct GuardSink {
   BasicBlock *unsafe = nullptr;
 };
 
+/// Past this many alias guards, each checks its pairs in loops (and
+/// branches; below it, the pairs are unrolled and combined branch-free).
+static constexpr size_t kMaxUnrolledAliasGuards = 32;
+
 /// Where the kernel's workspace comes from in an entry point.
 enum class WorkspaceSource {
   None,   ///< the kernel has none
@@ -71,6 +75,10 @@ private:
   struct CallState {
     SmallVector<Value *> symbols;
     SmallVector<Value *> inputBytes, outputBytes;
+    /// The byte counts in stack arrays, for alias checks done in loops:
+    /// allocated by the first, filled up to the tensors checked so far.
+    Value *inputBytesArray = nullptr, *outputBytesArray = nullptr;
+    unsigned storedInputBytes = 0, storedOutputBytes = 0;
   };
 
   /// An entry point with the arguments of <p>_run, and the workspace's
@@ -103,6 +111,17 @@ private:
   void emitGuards(IRBuilder<> &b, GuardSink &sink, Value *inputs,
                   Value *numInputs, Value *outputs, Value *numOutputs,
                   bool checkOutputs, CallState &state);
+  /// The NoAlias guard `g` of an output over [start, start + bytes).
+  void emitAliasGuard(IRBuilder<> &b, GuardSink &sink, const Guard &g,
+                      Value *inputs, Value *outputs, CallState &state);
+  /// Its checks against tensors [0, count) of `array` in a loop: with
+  /// hundreds of outputs, the pairs unrolled are tens of thousands of
+  /// branches, on which LLVM's register allocation goes quadratic.
+  void emitAliasLoop(IRBuilder<> &b, GuardSink &sink, const Guard &g,
+                     Value *start, Value *end, Value *bytes, Value *array,
+                     Value *bytesArray, unsigned count, TensorSide side);
+  /// Stores the byte counts known so far into the stack arrays.
+  void storeByteCounts(IRBuilder<> &b, CallState &state, unsigned outputs);
   Function *emitReportingGuards(StringRef name, bool checkOutputs);
   void emitEntryPoint(StringRef name, bool checkOutputs, bool runKernel,
                       WorkspaceSource source = WorkspaceSource::None);
@@ -219,10 +238,10 @@ void EntryPointEmitter::failIf(IRBuilder<> &b, GuardSink &sink, Value *failed,
         g.kind == GuardKind::InputsArray || g.kind == GuardKind::OutputsArray;
     // Alias guards grow with the square of the tensor count; thousands of
     // them in one branch-free block take LLVM's register coalescer minutes
-    // (100 outputs: 5000 pairs, 30k instructions). Past a few, they branch.
-    constexpr size_t kMaxBranchFreeAliasGuards = 32;
+    // (100 outputs: 5000 pairs, 30k instructions). Past a few, they branch
+    // (from loops: emitAliasLoop).
     bool manyAliasGuards = g.kind == GuardKind::NoAlias &&
-                           numAliasGuards > kMaxBranchFreeAliasGuards;
+                           numAliasGuards > kMaxUnrolledAliasGuards;
     if (!protectsLoads && !manyAliasGuards) {
       sink.anyFailed = b.CreateOr(sink.anyFailed, failed);
       return;
@@ -415,35 +434,119 @@ void EntryPointEmitter::emitGuards(IRBuilder<> &b, GuardSink &exit,
              c64(INT64_MAX), actual);
       break;
     }
-    case GuardKind::NoAlias: {
-      Value *bytes = state.outputBytes[g.tensor];
-      Value *start = b.CreatePtrToInt(
-          load(b, ptr, desc, AbiLayout::kTensorData), i64);
-      Value *end = b.CreateAdd(start, bytes);
-      auto checkAgainst = [&](Value *array, unsigned index, Value *otherBytes,
-                              TensorSide otherSide) {
-        Value *other = descriptor(b, array, index);
-        Value *otherStart = b.CreatePtrToInt(
-            load(b, ptr, other, AbiLayout::kTensorData), i64);
-        Value *otherEnd = b.CreateAdd(otherStart, otherBytes);
-        // Empty ranges overlap nothing.
-        Value *overlap = b.CreateAnd(
-            b.CreateAnd(b.CreateICmpSGT(bytes, zero),
-                        b.CreateICmpSGT(otherBytes, zero)),
-            b.CreateAnd(b.CreateICmpULT(start, otherEnd),
-                        b.CreateICmpULT(otherStart, end)));
-        failIf(b, exit, overlap, g, c64(int64_t(otherSide)), c64(index), zero);
-      };
-      for (unsigned i = 0; i < contract.inputs.size(); ++i)
-        checkAgainst(inputs, i, state.inputBytes[i], TensorSide::Input);
-      for (unsigned o = 0; o < unsigned(g.tensor); ++o)
-        checkAgainst(outputs, o, state.outputBytes[o], TensorSide::Output);
+    case GuardKind::NoAlias:
+      emitAliasGuard(b, exit, g, inputs, outputs, state);
       break;
-    }
     case GuardKind::IndexInRange:
       break; // skipped above
     }
   }
+}
+
+void EntryPointEmitter::emitAliasGuard(IRBuilder<> &b, GuardSink &sink,
+                                       const Guard &g, Value *inputs,
+                                       Value *outputs, CallState &state) {
+  Constant *zero = c64(0);
+  Value *bytes = state.outputBytes[g.tensor];
+  Value *start =
+      b.CreatePtrToInt(load(b, ptr, descriptor(b, outputs, unsigned(g.tensor)),
+                            AbiLayout::kTensorData),
+                       i64);
+  Value *end = b.CreateAdd(start, bytes);
+  if (numAliasGuards > kMaxUnrolledAliasGuards) {
+    storeByteCounts(b, state, unsigned(g.tensor));
+    emitAliasLoop(b, sink, g, start, end, bytes, inputs, state.inputBytesArray,
+                  contract.inputs.size(), TensorSide::Input);
+    emitAliasLoop(b, sink, g, start, end, bytes, outputs,
+                  state.outputBytesArray, unsigned(g.tensor),
+                  TensorSide::Output);
+    return;
+  }
+  auto checkAgainst = [&](Value *array, unsigned index, Value *otherBytes,
+                          TensorSide otherSide) {
+    Value *other = descriptor(b, array, index);
+    Value *otherStart =
+        b.CreatePtrToInt(load(b, ptr, other, AbiLayout::kTensorData), i64);
+    Value *otherEnd = b.CreateAdd(otherStart, otherBytes);
+    // Empty ranges overlap nothing.
+    Value *overlap = b.CreateAnd(
+        b.CreateAnd(b.CreateICmpSGT(bytes, zero),
+                    b.CreateICmpSGT(otherBytes, zero)),
+        b.CreateAnd(b.CreateICmpULT(start, otherEnd),
+                    b.CreateICmpULT(otherStart, end)));
+    failIf(b, sink, overlap, g, c64(int64_t(otherSide)), c64(index), zero);
+  };
+  for (unsigned i = 0; i < contract.inputs.size(); ++i)
+    checkAgainst(inputs, i, state.inputBytes[i], TensorSide::Input);
+  for (unsigned o = 0; o < unsigned(g.tensor); ++o)
+    checkAgainst(outputs, o, state.outputBytes[o], TensorSide::Output);
+}
+
+void EntryPointEmitter::storeByteCounts(IRBuilder<> &b, CallState &state,
+                                        unsigned outputs) {
+  if (!state.inputBytesArray) {
+    BasicBlock &entry = b.GetInsertBlock()->getParent()->getEntryBlock();
+    IRBuilder<> allocas(&entry, entry.begin());
+    auto array = [&](size_t count, const char *name) {
+      return allocas.CreateAlloca(ArrayType::get(i64, std::max<size_t>(count, 1)),
+                                  nullptr, name);
+    };
+    state.inputBytesArray = array(contract.inputs.size(), "input_bytes");
+    state.outputBytesArray = array(contract.outputs.size(), "output_bytes");
+  }
+  auto store = [&](Value *array, unsigned index, Value *value) {
+    b.CreateStore(value, b.CreateConstInBoundsGEP1_64(i64, array, index));
+  };
+  for (; state.storedInputBytes < contract.inputs.size();
+       ++state.storedInputBytes)
+    store(state.inputBytesArray, state.storedInputBytes,
+          state.inputBytes[state.storedInputBytes]);
+  for (; state.storedOutputBytes < outputs; ++state.storedOutputBytes)
+    store(state.outputBytesArray, state.storedOutputBytes,
+          state.outputBytes[state.storedOutputBytes]);
+}
+
+void EntryPointEmitter::emitAliasLoop(IRBuilder<> &b, GuardSink &sink,
+                                      const Guard &g, Value *start, Value *end,
+                                      Value *bytes, Value *array,
+                                      Value *bytesArray, unsigned count,
+                                      TensorSide side) {
+  if (count == 0)
+    return;
+  Function *function = b.GetInsertBlock()->getParent();
+  BasicBlock *before = b.GetInsertBlock();
+  BasicBlock *loop = BasicBlock::Create(context, "alias.loop", function);
+  BasicBlock *done = BasicBlock::Create(context, "alias.done", function);
+  b.CreateBr(loop);
+  b.SetInsertPoint(loop);
+  PHINode *index = b.CreatePHI(i64, 2, "other");
+  index->addIncoming(c64(0), before);
+  Value *other = b.CreateInBoundsGEP(
+      b.getInt8Ty(), array, b.CreateMul(index, c64(AbiLayout::kTensorSize)));
+  Value *otherStart =
+      b.CreatePtrToInt(load(b, ptr, other, AbiLayout::kTensorData), i64);
+  Value *otherBytes =
+      b.CreateLoad(i64, b.CreateInBoundsGEP(i64, bytesArray, index));
+  Value *otherEnd = b.CreateAdd(otherStart, otherBytes);
+  Constant *zero = c64(0);
+  // Empty ranges overlap nothing.
+  Value *overlap = b.CreateAnd(
+      b.CreateAnd(b.CreateICmpSGT(bytes, zero),
+                  b.CreateICmpSGT(otherBytes, zero)),
+      b.CreateAnd(b.CreateICmpULT(start, otherEnd),
+                  b.CreateICmpULT(otherStart, end)));
+  failIf(b, sink, overlap, g, c64(int64_t(side)), index, zero);
+  Value *next = b.CreateAdd(index, c64(1));
+  index->addIncoming(next, b.GetInsertBlock());
+  BranchInst *backedge =
+      b.CreateCondBr(b.CreateICmpULT(next, c64(count)), loop, done);
+  // Unrolled, the loop would be the straight-line code it replaces.
+  MDNode *noUnroll = MDNode::get(
+      context, MDString::get(context, "llvm.loop.unroll.disable"));
+  MDNode *loopId = MDNode::getDistinct(context, {nullptr, noUnroll});
+  loopId->replaceOperandWith(0, loopId);
+  backedge->setMetadata(LLVMContext::MD_loop, loopId);
+  b.SetInsertPoint(done);
 }
 
 void EntryPointEmitter::writeOutputShapes(IRBuilder<> &b, Value *outputs,
