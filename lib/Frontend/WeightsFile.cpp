@@ -95,7 +95,8 @@ static bool isInside(llvm::StringRef path, llvm::StringRef dir) {
 
 llvm::Expected<std::string>
 txc::resolveWeightsPath(llvm::StringRef programPath, llvm::StringRef written,
-                        llvm::ArrayRef<std::string> allowedDirs) {
+                        llvm::ArrayRef<std::string> allowedDirs,
+                        llvm::StringRef owner) {
   namespace path = llvm::sys::path;
   namespace fs = llvm::sys::fs;
   if (written.empty())
@@ -112,7 +113,7 @@ txc::resolveWeightsPath(llvm::StringRef programPath, llvm::StringRef written,
     llvm::SmallString<256> normalized(written);
     path::remove_dots(normalized, /*remove_dot_dot=*/true);
     if (normalized == ".." || llvm::StringRef(normalized).starts_with("../")) {
-      problem = "leaves the program's directory";
+      problem = ("leaves the " + owner + "'s directory").str();
     } else {
       // Every component below the program's directory must be a real
       // directory or file, not a symbolic link.
@@ -142,8 +143,9 @@ txc::resolveWeightsPath(llvm::StringRef programPath, llvm::StringRef written,
   if (allowedDirs.empty())
     return weightsError(
         DiagCategory::Invalid, "weights-path",
-        message + "; weights files must be inside the program's directory "
-                  "(pass --allow-weights-outside DIR to allow files in DIR)");
+        message + "; weights files must be inside the " + owner +
+            "'s directory (pass --allow-weights-outside DIR to allow files "
+            "in DIR)");
   llvm::SmallString<256> full;
   if (path::is_absolute(written)) {
     full = written;
@@ -373,9 +375,8 @@ llvm::Expected<std::vector<WeightsFile::Entry>> SafetensorsParser::parse() {
   return entries;
 }
 
-llvm::Expected<std::unique_ptr<WeightsFile>>
-WeightsFile::open(llvm::StringRef path, llvm::StringRef displayName,
-                  Format format) {
+llvm::Expected<std::shared_ptr<llvm::MemoryBuffer>>
+txc::mapWeightsFile(llvm::StringRef path, llvm::StringRef displayName) {
   auto ioError = [&](int error) {
     std::string why = std::strerror(error);
     if (error == ELOOP)
@@ -410,11 +411,19 @@ WeightsFile::open(llvm::StringRef path, llvm::StringRef displayName,
     return weightsError(DiagCategory::IO, "weights-io",
                         "cannot read weights file '" + displayName +
                             "': " + buffer.getError().message());
+  return std::shared_ptr<llvm::MemoryBuffer>(std::move(*buffer));
+}
 
+llvm::Expected<std::unique_ptr<WeightsFile>>
+WeightsFile::open(llvm::StringRef path, llvm::StringRef displayName,
+                  Format format) {
+  auto buffer = mapWeightsFile(path, displayName);
+  if (!buffer)
+    return buffer.takeError();
   std::unique_ptr<WeightsFile> file(new WeightsFile());
   file->fileFormat = format;
   file->name = displayName.str();
-  file->buffer = std::shared_ptr<llvm::MemoryBuffer>(std::move(*buffer));
+  file->buffer = std::move(*buffer);
   llvm::ArrayRef<uint8_t> bytes(
       reinterpret_cast<const uint8_t *>(file->buffer->getBufferStart()),
       file->buffer->getBufferSize());

@@ -267,8 +267,10 @@ txc::onnximport::readTensorProto(const onnx::TensorProto &tensor,
     return nullptr;
   }
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
-    problem = "keeps its data in an external file, which txc does not read "
-              "yet; save the model with its data inside the .onnx file";
+    // The model's external data was read into raw_data when it was loaded
+    // (ExternalData.cpp); a tensor found elsewhere was not.
+    problem = "keeps its data in an external file, which txc reads only for "
+              "initializers and attribute tensors";
     return nullptr;
   }
   auto known = std::make_shared<KnownTensor>();
