@@ -90,10 +90,6 @@ llvm::LogicalResult convertReduce(NodeImporter &node) {
 
 template <const char *TxcOp>
 llvm::LogicalResult convertArgReduce(NodeImporter &node) {
-  if (node.intAttr("select_last_index", 0) != 0)
-    return node.unsupportedAttr("select_last_index",
-                                "is 1; txc returns the first index of ties",
-                                "");
   int64_t rank = node.input(0).type.rank();
   std::optional<int64_t> axis = normalizeOnnxAxis(node.intAttr("axis", 0),
                                                   rank);
@@ -101,7 +97,9 @@ llvm::LogicalResult convertArgReduce(NodeImporter &node) {
     return node.invalid("its axis is out of range");
   return node.emitOutput(0, TxcOp, {node.input(0)},
                          {intAttr("axis", *axis),
-                          boolAttr("keepdims", node.intAttr("keepdims", 1))});
+                          boolAttr("keepdims", node.intAttr("keepdims", 1)),
+                          boolAttr("select_last_index",
+                                   node.intAttr("select_last_index", 0))});
 }
 
 constexpr char kSoftmax[] = "softmax", kLogSoftmax[] = "log_softmax",
