@@ -2,9 +2,15 @@
 # Installs every Debian 12 (bookworm) package txc needs. Idempotent and quiet
 # when everything is already installed.
 #
-#   scripts/install-deps.sh          build + test dependencies
-#   scripts/install-deps.sh --bench  also the benchmark peers (OpenBLAS,
-#                                    Eigen, oneDNN, Google Benchmark)
+#   scripts/install-deps.sh               build + test dependencies
+#   scripts/install-deps.sh --bench-build also what building the benchmarks
+#                                         needs (OpenBLAS, Eigen, oneDNN and
+#                                         the OpenCL its CMake config looks
+#                                         for, Google Benchmark); CI builds
+#                                         them (scripts/test.sh)
+#   scripts/install-deps.sh --bench       also the peers that only running
+#                                         them needs (hyperfine; PyTorch is
+#                                         a test dependency: the model zoo)
 #
 # libonnx-dev (with libprotobuf-dev) is `txc import onnx`'s ONNX library;
 # protoc encodes the ONNX models of test/lit/import; PyTorch and
@@ -16,13 +22,21 @@ packages=(
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libssl-dev
   python3 python3-jsonschema python3-numpy
+  clang-19 libclang-rt-19-dev   # the libFuzzer harnesses (scripts/fuzz.sh)
   libonnx-dev libprotobuf-dev protobuf-compiler
   python3-torch python3-torchvision
 )
-if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(libopenblas-dev libeigen3-dev libdnnl-dev
-             libbenchmark-dev hyperfine)
-fi
+# Debian's oneDNN CMake config (dnnl-config.cmake) requires OpenCL: without
+# its headers and loader, configuring the benchmarks fails with "Could NOT
+# find OpenCL".
+bench_build=(libopenblas-dev libeigen3-dev libdnnl-dev libbenchmark-dev
+             ocl-icd-opencl-dev opencl-headers)
+case "${1:-}" in
+--bench-build) packages+=("${bench_build[@]}") ;;
+--bench) packages+=("${bench_build[@]}" hyperfine) ;;
+"") ;;
+*) echo "usage: $0 [--bench-build | --bench]" >&2; exit 2 ;;
+esac
 
 missing=()
 for package in "${packages[@]}"; do

@@ -1,6 +1,7 @@
 # lit configuration for txc. Test files: *.test, *.json (with RUN lines in
 # a split-file header), *.c and *.mlir under test/lit and test/e2e.
 import os
+import stat
 import lit.formats
 import lit.util
 
@@ -21,6 +22,10 @@ config.environment["PATH"] = os.pathsep.join(
     [config.txc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
 # Deterministic, locale-independent output.
 config.environment["LC_ALL"] = "C"
+# The sanitizer build (TXC_SANITIZE, scripts/sanitize.sh): txc and the test
+# tools run under ASan and UBSan, and a report fails the test.
+if config.txc_sanitize:
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
 
 samples = os.path.join(config.txc_src_root, "samples")
 harness = os.path.join(config.txc_src_root, "test", "e2e", "harness")
@@ -43,3 +48,22 @@ config.substitutions.append(
 config.substitutions.append(
     ("%expect-exit", "sh " + os.path.join(config.txc_src_root, "test", "lit",
                                           "Inputs", "expect-exit.sh")))
+config.substitutions.append(
+    ("%read-fifo", "sh " + os.path.join(config.txc_src_root, "test", "lit",
+                                        "Inputs", "read-fifo.sh")))
+
+# Tests of writing to /dev/null itself need it to be the character device: a
+# machine or container where something else already replaced it with a
+# regular file cannot show that txc leaves it alone (the same tests run on
+# /dev/zero, which is written in place by the same rule, everywhere).
+try:
+    if stat.S_ISCHR(os.stat('/dev/null').st_mode):
+        config.available_features.add('dev-null-is-a-device')
+except OSError:
+    pass
+
+# util-linux's script(1) runs a command on a pseudo-terminal: the tests of
+# what txc prints only on a terminal (the status line) need it.
+import shutil
+if shutil.which("script"):
+    config.available_features.add("script")

@@ -13,60 +13,6 @@ using namespace txc;
 // Names
 //===----------------------------------------------------------------------===//
 
-llvm::StringRef txc::statusCodeMacro(StatusCode code) {
-  switch (code) {
-  case StatusCode::OK: return "TXC_OK";
-  case StatusCode::ArgCount: return "TXC_E_ARG_COUNT";
-  case StatusCode::NullPointer: return "TXC_E_NULL_POINTER";
-  case StatusCode::DType: return "TXC_E_DTYPE";
-  case StatusCode::Rank: return "TXC_E_RANK";
-  case StatusCode::Dim: return "TXC_E_DIM";
-  case StatusCode::SymbolRange: return "TXC_E_SYMBOL_RANGE";
-  case StatusCode::SymbolDivisibility: return "TXC_E_SYMBOL_DIVISIBILITY";
-  case StatusCode::SymbolMismatch: return "TXC_E_SYMBOL_MISMATCH";
-  case StatusCode::BufferTooSmall: return "TXC_E_BUFFER_TOO_SMALL";
-  case StatusCode::Alias: return "TXC_E_ALIAS";
-  case StatusCode::IndexOutOfRange: return "TXC_E_INDEX_OUT_OF_RANGE";
-  }
-  llvm_unreachable("unknown status code");
-}
-
-llvm::StringRef txc::statusCodeName(StatusCode code) {
-  switch (code) {
-  case StatusCode::OK: return "ok";
-  case StatusCode::ArgCount: return "arg_count";
-  case StatusCode::NullPointer: return "null_pointer";
-  case StatusCode::DType: return "dtype";
-  case StatusCode::Rank: return "rank";
-  case StatusCode::Dim: return "dim";
-  case StatusCode::SymbolRange: return "symbol_range";
-  case StatusCode::SymbolDivisibility: return "symbol_divisibility";
-  case StatusCode::SymbolMismatch: return "symbol_mismatch";
-  case StatusCode::BufferTooSmall: return "buffer_too_small";
-  case StatusCode::Alias: return "alias";
-  case StatusCode::IndexOutOfRange: return "index_out_of_range";
-  }
-  llvm_unreachable("unknown status code");
-}
-
-llvm::StringRef txc::statusCodeDescription(StatusCode code) {
-  switch (code) {
-  case StatusCode::OK: return "success";
-  case StatusCode::ArgCount: return "wrong number of inputs or outputs";
-  case StatusCode::NullPointer: return "a descriptor array or data pointer is NULL";
-  case StatusCode::DType: return "a tensor has the wrong dtype";
-  case StatusCode::Rank: return "a tensor has the wrong rank";
-  case StatusCode::Dim: return "a dimension does not have its required value or form";
-  case StatusCode::SymbolRange: return "a symbol is outside its declared range";
-  case StatusCode::SymbolDivisibility: return "a symbol is not a multiple of its declared divisor";
-  case StatusCode::SymbolMismatch: return "a dimension disagrees with the value of its symbols";
-  case StatusCode::BufferTooSmall: return "a buffer is smaller than the tensor it holds";
-  case StatusCode::Alias: return "an output overlaps an input or another output";
-  case StatusCode::IndexOutOfRange: return "an index read by gather or embedding is out of range";
-  }
-  llvm_unreachable("unknown status code");
-}
-
 llvm::StringRef txc::guardKindName(GuardKind kind) {
   switch (kind) {
   case GuardKind::InputCount: return "input_count";
@@ -419,7 +365,7 @@ bool ContractBuilder::build() {
             tensor.name + ".dtype == " + dtypeName(tensor.type.dtype).str();
         dtype.message = "input '" + tensor.name + "' must have dtype " +
                         dtypeName(tensor.type.dtype).str() +
-                        " (code {expected_min}), got dtype code {actual}";
+                        ", got {actual_dtype}";
         Guard &rank = addTensorGuard(GuardKind::Rank, StatusCode::Rank,
                                      TensorSide::Input, i, decl.shapeLoc);
         rank.value = int64_t(tensor.type.rank());
@@ -467,7 +413,11 @@ bool ContractBuilder::build() {
                         ", but no input dimension determines " +
                         (unbound.size() == 1 ? "symbol " : "symbols ") + list +
                         "; give one input a dimension that is a single "
-                        "symbol (or a*S+b)");
+                        "symbol (or a*S+b)" +
+                        (decl.type.shape[d].hasDivision()
+                             ? std::string("; a dimension with '/', '//' or "
+                                           "'%' does not determine symbols")
+                             : std::string()));
         ok = false;
       }
   // Every symbol an output or a node uses must be known at run time.
@@ -547,20 +497,34 @@ int64_t clampToInt64(__int128 value) {
   return int64_t(value);
 }
 
-/// Evaluates `expr` the way the generated code does: in two's complement
-/// arithmetic of the width of `Unsigned` (wrapping, never trapping), so that
-/// the host and the object agree bit for bit. Symbols never bound are 0.
+/// ShapeExpr::fold operations that compute the way the generated code does
+/// (AbiEmitter.cpp): sums and products in two's complement arithmetic of the
+/// width of `Unsigned` (wrapping, never trapping), divisions on int64
+/// values (the verifier proved that their operands fit), so that the host
+/// and the object agree bit for bit. Symbols never bound are 0.
+template <typename Unsigned> struct WrappingOps {
+  const std::vector<int64_t> &symbolValues;
+
+  static Unsigned widen(int64_t value) { return Unsigned(__int128(value)); }
+  static int64_t narrow(Unsigned value) { return int64_t(uint64_t(value)); }
+  Unsigned constant(int64_t value) { return widen(value); }
+  Unsigned symbol(uint32_t id) { return widen(symbolValues[id]); }
+  Unsigned add(Unsigned a, Unsigned b) { return a + b; }
+  Unsigned mul(Unsigned a, Unsigned b) { return a * b; }
+  Unsigned exactDiv(Unsigned a, int64_t d) { return widen(narrow(a) / d); }
+  Unsigned floorDiv(Unsigned a, int64_t d) {
+    return widen(floorDivide(narrow(a), d));
+  }
+  Unsigned mod(Unsigned a, int64_t d) {
+    return widen(floorModulo(narrow(a), d));
+  }
+};
+
 template <typename Unsigned>
 Unsigned evaluateWrapping(const ShapeExpr &expr,
                           const std::vector<int64_t> &symbolValues) {
-  Unsigned sum = 0;
-  for (const ShapeExpr::Term &term : expr.terms()) {
-    Unsigned product = Unsigned(__int128(term.coeff));
-    for (uint32_t id : term.symbols)
-      product *= Unsigned(__int128(symbolValues[id]));
-    sum += product;
-  }
-  return sum;
+  WrappingOps<Unsigned> ops{symbolValues};
+  return expr.fold(ops);
 }
 
 int64_t evaluate64(const ShapeExpr &expr,
@@ -729,6 +693,13 @@ std::string txc::aliasPartnerName(const Contract &contract,
   return "another tensor";
 }
 
+std::string txc::dtypeCodeText(int64_t code) {
+  for (DType type : kAllDTypes)
+    if (int64_t(type) == code)
+      return dtypeName(type).str();
+  return "dtype code " + std::to_string(code);
+}
+
 std::string txc::genericStatusMessage(const CallStatus &status) {
   if (status.code == StatusCode::OK)
     return "success";
@@ -757,6 +728,8 @@ std::string txc::formatStatusMessage(const Contract &contract,
       text += std::to_string(status.expectedMax);
     else if (field == "actual")
       text += std::to_string(status.actual);
+    else if (field == "actual_dtype")
+      text += dtypeCodeText(status.actual);
     else if (field == "other")
       text += aliasPartnerName(contract, status);
     tmpl = tmpl.substr(close + 1);

@@ -162,8 +162,8 @@ std::optional<Shape> txc::readShapeAttribute(const Program &program,
     size_t offset = 0;
     auto expr = ShapeExpr::parse(
         dim.string,
-        [&](llvm::StringRef name) { return program.findSymbol(name); }, error,
-        offset);
+        [&](llvm::StringRef name) { return program.findSymbolRef(name); },
+        error, offset);
     if (!expr) {
       error = "in dimension '" + dim.string + "': " + error;
       return std::nullopt;

@@ -174,6 +174,16 @@ bool Verifier::checkTensorLimits(const TensorType &type, const Loc &loc,
   bool symbolic = false;
   for (size_t i = 0; i < type.shape.size(); ++i) {
     Interval bounds = type.shape[i].bounds(ranges);
+    // The generated code computes the operand of a floor division or modulo
+    // in int64 once the symbols are in range: it must fit for every value.
+    if (type.shape[i].hasFloorDivOrMod() &&
+        !type.shape[i].checkedBounds(ranges)) {
+      error(i < dimLocs.size() ? dimLocs[i] : loc, "limit",
+            what + " has dimension " + llvm::Twine(i) + " = " +
+                type.shape[i].toString(symbolNames) +
+                ", which overflows a 64-bit integer for some symbol values");
+      return false;
+    }
     if (bounds.min < 0) {
       error(i < dimLocs.size() ? dimLocs[i] : loc, "bad-dim",
             what + " has dimension " + llvm::Twine(i) + " = " +

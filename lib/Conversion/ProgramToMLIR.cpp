@@ -84,35 +84,52 @@ RankedTensorType MLIRGen::tensorType(const TensorType &type) {
   return RankedTensorType::get(shape, elementType(type.dtype));
 }
 
+namespace {
+/// ShapeExpr::fold operations on index values. Floor division and modulo
+/// round toward negative infinity (an operand such as S-1 may be negative
+/// although the dim is not): arith.floordivsi, and remsi corrected by the
+/// divisor when negative.
+struct IndexExprOps {
+  OpBuilder &b;
+  Location at;
+  ArrayRef<Value> symbols;
+
+  Value constant(int64_t value) {
+    return b.create<arith::ConstantIndexOp>(at, value);
+  }
+  Value symbol(uint32_t id) { return symbols[id]; }
+  Value add(Value x, Value y) { return b.create<arith::AddIOp>(at, x, y); }
+  Value mul(Value x, Value y) { return b.create<arith::MulIOp>(at, x, y); }
+  Value exactDiv(Value x, int64_t d) {
+    return b.create<arith::DivSIOp>(at, x, constant(d));
+  }
+  Value floorDiv(Value x, int64_t d) {
+    return b.create<arith::FloorDivSIOp>(at, x, constant(d));
+  }
+  Value mod(Value x, int64_t d) {
+    Value divisor = constant(d);
+    Value remainder = b.create<arith::RemSIOp>(at, x, divisor);
+    Value negative = b.create<arith::CmpIOp>(at, arith::CmpIPredicate::slt,
+                                             remainder, constant(0));
+    return b.create<arith::SelectOp>(
+        at, negative, b.create<arith::AddIOp>(at, remainder, divisor),
+        remainder);
+  }
+};
+} // namespace
+
 Value MLIRGen::dimValue(const ShapeExpr &dim, Location at) {
   auto cached = dimCache.find(dim);
   if (cached != dimCache.end())
     return cached->second;
-  // sum(coeff * prod(symbols)) on index values, emitted right after the
-  // symbol arguments so that it dominates every use, in any region.
+  // Emitted right after the symbol arguments so that it dominates every
+  // use, in any region.
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointAfterValue(symbolArgs.back());
-  Value sum;
-  for (const ShapeExpr::Term &term : dim.terms()) {
-    Value product;
-    for (uint32_t id : term.symbols)
-      product = product
-                    ? b.create<arith::MulIOp>(at, product, symbolArgs[id])
-                          .getResult()
-                    : symbolArgs[id];
-    if (!product || term.coeff != 1) {
-      Value coeff = b.create<arith::ConstantIndexOp>(at, term.coeff);
-      product = product
-                    ? b.create<arith::MulIOp>(at, product, coeff).getResult()
-                    : coeff;
-    }
-    sum = sum ? b.create<arith::AddIOp>(at, sum, product).getResult()
-              : product;
-  }
-  if (!sum)
-    sum = b.create<arith::ConstantIndexOp>(at, 0);
-  dimCache[dim] = sum;
-  return sum;
+  IndexExprOps ops{b, at, symbolArgs};
+  Value value = dim.fold(ops);
+  dimCache[dim] = value;
+  return value;
 }
 
 SmallVector<Value> MLIRGen::dynamicDims(const TensorType &type, Location at) {

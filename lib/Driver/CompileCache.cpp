@@ -3,6 +3,7 @@
 
 #include "txc/Frontend/Json.h"
 #include "txc/Program/Program.h"
+#include "txc/Support/InputFiles.h"
 #include "txc/Support/SourceFile.h"
 #include "txc/Support/Version.h"
 
@@ -15,7 +16,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fcntl.h>
 #include <map>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace txc;
 namespace fs = llvm::sys::fs;
@@ -73,7 +77,8 @@ txc::hashReferencedFiles(llvm::StringRef programPath,
   std::vector<std::pair<std::string, std::string>> files;
   auto source = SourceFile::read(programPath, ProgramLimits::kMaxFileBytes);
   if (!source) {
-    error = llvm::toString(source.takeError());
+    error = "cannot read '" + programPath.str() +
+            "': " + takeInputError(source.takeError()).reason;
     return std::nullopt;
   }
   if (sha256Hex((*source)->contents()) != programSha256) {
@@ -104,11 +109,10 @@ txc::hashReferencedFiles(llvm::StringRef programPath,
       resolved = directory;
       path::append(resolved, file->getString());
     }
-    auto bytes = llvm::MemoryBuffer::getFile(resolved, /*IsText=*/false,
-                                             /*RequiresNullTerminator=*/false);
+    auto bytes = mapInputFile(resolved, InputPolicy());
     if (!bytes) {
       error = "cannot read '" + std::string(resolved) +
-              "': " + bytes.getError().message();
+              "': " + takeInputError(bytes.takeError()).reason;
       return std::nullopt;
     }
     files.emplace_back(file->getString(), sha256Hex((*bytes)->getBuffer()));
@@ -166,6 +170,19 @@ static std::optional<CacheArtifacts> decodeEntry(llvm::StringRef bytes,
   return artifacts;
 }
 
+/// Files under the cache directory are txc's own: read only if they are
+/// regular files, never through a symbolic link (a damaged entry), and at
+/// most `maxBytes`.
+static InputPolicy cacheFilePolicy(uint64_t maxBytes) {
+  InputPolicy policy;
+  policy.maxBytes = maxBytes;
+  policy.followSymlinks = false;
+  return policy;
+}
+
+/// The counters file is a few lines.
+static constexpr uint64_t kMaxStatsBytes = 1 << 16;
+
 namespace {
 /// An exclusive lock on DIR/lock while it lives (flock-style, between
 /// processes).
@@ -174,11 +191,16 @@ public:
   explicit CacheLock(llvm::StringRef root) {
     llvm::SmallString<256> file(root);
     path::append(file, "lock");
-    if (fs::openFileForWrite(file, fd, fs::CD_OpenAlways, fs::OF_None))
-      fd = -1;
-    else if (fs::lockFile(fd)) {
-      fs::file_t f = fd;
-      fs::closeFile(f);
+    // Not through a symbolic link, and without blocking on a FIFO put in
+    // its place: only a regular file is locked.
+    fd = ::open(file.c_str(),
+                O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW |
+                    O_NONBLOCK,
+                0666);
+    struct stat info;
+    if (fd >= 0 && (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) ||
+                    fs::lockFile(fd))) {
+      ::close(fd);
       fd = -1;
     }
   }
@@ -202,7 +224,8 @@ struct EntryFile {
   bool temporary;
 };
 
-/// Every file under DIR/entries (entries and temporary files).
+/// Every file under DIR/entries (entries and temporary files), whatever its
+/// type.
 std::vector<EntryFile> listEntries(llvm::StringRef root) {
   std::vector<EntryFile> files;
   llvm::SmallString<256> entries(root);
@@ -213,9 +236,11 @@ std::vector<EntryFile> listEntries(llvm::StringRef root) {
     std::error_code inner;
     for (fs::directory_iterator it(shard->path(), inner), last;
          !inner && it != last; it.increment(inner)) {
+      // Not followed: a symbolic link or a FIFO in place of an entry is a
+      // damaged entry, which check() reports and eviction removes.
       fs::file_status status;
-      if (fs::status(it->path(), status) ||
-          status.type() != fs::file_type::regular_file)
+      if (fs::status(it->path(), status, /*follow=*/false) ||
+          fs::is_directory(status))
         continue;
       files.push_back({it->path(), status.getSize(),
                        status.getLastModificationTime(),
@@ -229,11 +254,13 @@ std::map<std::string, uint64_t> readCounters(llvm::StringRef root) {
   std::map<std::string, uint64_t> counters;
   llvm::SmallString<256> file(root);
   path::append(file, "stats");
-  auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/true);
-  if (!buffer)
+  auto text = readInputFile(file, cacheFilePolicy(kMaxStatsBytes));
+  if (!text) {
+    llvm::consumeError(text.takeError());
     return counters;
+  }
   llvm::SmallVector<llvm::StringRef, 8> lines;
-  (*buffer)->getBuffer().split(lines, '\n', -1, false);
+  llvm::StringRef(*text).split(lines, '\n', -1, false);
   for (llvm::StringRef line : lines) {
     auto [name, value] = line.split(' ');
     uint64_t number;
@@ -321,14 +348,21 @@ void CompileCache::count(const char *counter, uint64_t delta) {
 
 std::optional<CacheArtifacts> CompileCache::lookup(llvm::StringRef key) {
   std::string file = entryPath(key);
-  auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer) {
-    count("misses");
-    return std::nullopt;
+  auto buffer = mapInputFile(file, cacheFilePolicy(maxBytes));
+  std::optional<CacheArtifacts> artifacts;
+  if (buffer) {
+    artifacts = decodeEntry((*buffer)->getBuffer(), key);
+  } else {
+    // No entry is a miss, and so is one over this cache's limit (stored
+    // with a larger one). Anything else (a symbolic link, a FIFO, a
+    // device) is a damaged entry, never read.
+    std::error_code code = takeInputError(buffer.takeError()).code;
+    if (code == std::errc::no_such_file_or_directory ||
+        code == std::errc::file_too_large) {
+      count("misses");
+      return std::nullopt;
+    }
   }
-  std::optional<CacheArtifacts> artifacts =
-      decodeEntry((*buffer)->getBuffer(), key);
   if (!artifacts) {
     // Never use a damaged entry: drop it; the compile stores a good one.
     fs::remove(file);
@@ -336,13 +370,9 @@ std::optional<CacheArtifacts> CompileCache::lookup(llvm::StringRef key) {
     count("misses");
     return std::nullopt;
   }
-  // Least recently used eviction goes by modification time.
-  int fd;
-  if (!fs::openFileForWrite(file, fd, fs::CD_OpenExisting, fs::OF_Append)) {
-    fs::setLastAccessAndModificationTime(fd, std::chrono::system_clock::now());
-    fs::file_t f = fd;
-    fs::closeFile(f);
-  }
+  // Least recently used eviction goes by modification time. Set by path,
+  // without opening whatever the path names by now.
+  ::utimensat(AT_FDCWD, file.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
   count("hits");
   return artifacts;
 }
@@ -427,20 +457,33 @@ llvm::Expected<CacheStats> CompileCache::stats() {
   return stats;
 }
 
-llvm::Expected<std::vector<std::string>> CompileCache::check() {
-  std::vector<std::string> damaged;
-  for (const EntryFile &file : listEntries(root)) {
-    if (file.temporary)
-      continue;
-    llvm::StringRef key = path::filename(file.path);
-    auto buffer = llvm::MemoryBuffer::getFile(file.path, /*IsText=*/false,
-                                              /*RequiresNullTerminator=*/false);
-    if (!buffer || key.size() != 64 ||
-        path::filename(path::parent_path(file.path)) != key.take_front(2) ||
-        !decodeEntry((*buffer)->getBuffer(), key))
-      damaged.push_back(file.path);
-  }
-  std::sort(damaged.begin(), damaged.end());
+/// Why the entry file `file` is damaged, or nullopt if it is intact.
+static std::optional<std::string> entryProblem(llvm::StringRef file) {
+  static constexpr llvm::StringLiteral kMismatch =
+      "checksum, key or size mismatch";
+  llvm::StringRef key = path::filename(file);
+  if (key.size() != 64 ||
+      path::filename(path::parent_path(file)) != key.take_front(2))
+    return kMismatch.str();
+  // Entries are mapped, and any size is checked: an entry over this run's
+  // limit was stored with a larger one.
+  auto buffer = mapInputFile(file, cacheFilePolicy(UINT64_MAX));
+  if (!buffer)
+    return takeInputError(buffer.takeError()).reason;
+  if (!decodeEntry((*buffer)->getBuffer(), key))
+    return kMismatch.str();
+  return std::nullopt;
+}
+
+llvm::Expected<std::vector<DamagedEntry>> CompileCache::check() {
+  std::vector<DamagedEntry> damaged;
+  for (const EntryFile &file : listEntries(root))
+    if (!file.temporary)
+      if (std::optional<std::string> problem = entryProblem(file.path))
+        damaged.push_back({file.path, *problem});
+  llvm::sort(damaged, [](const DamagedEntry &a, const DamagedEntry &b) {
+    return a.path < b.path;
+  });
   return damaged;
 }
 
@@ -536,16 +579,16 @@ int txc::runCacheCommand(CacheCommand command, llvm::StringRef dir, bool json,
                     llvm::toString(damaged.takeError()));
       break;
     }
-    for (const std::string &file : *damaged)
-      diags.error(DiagCategory::IO, "cache-damaged", file, Loc(),
-                  "damaged cache entry (checksum, key or size mismatch); "
-                  "txc compile drops it and compiles again");
+    for (const DamagedEntry &entry : *damaged)
+      diags.error(DiagCategory::IO, "cache-damaged", entry.path, Loc(),
+                  "damaged cache entry (" + entry.reason +
+                      "); txc compile drops it and compiles again");
     if (json) {
       out << "{\n  \"directory\": " << quote(dir) << ",\n"
           << "  \"entries\": " << stats->entries << ",\n"
           << "  \"damaged\": [";
       for (size_t i = 0; i < damaged->size(); ++i)
-        out << (i ? ", " : "") << quote((*damaged)[i]);
+        out << (i ? ", " : "") << quote((*damaged)[i].path);
       out << "]\n}\n";
     } else {
       out << stats->entries << " entries checked, " << damaged->size()

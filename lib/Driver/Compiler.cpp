@@ -4,6 +4,7 @@
 #include "txc/Conversion/ProgramToMLIR.h"
 #include "txc/Pipeline/Workspace.h"
 #include "txc/Target/AbiEmitter.h"
+#include "txc/Target/Imports.h"
 #include "txc/Target/Weights.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -78,15 +79,49 @@ bool txc::generateCode(llvm::Module &module, llvm::TargetMachine &machine,
   return errors.empty();
 }
 
+std::optional<std::vector<std::string>>
+txc::checkedObjectImports(llvm::MemoryBufferRef object,
+                          llvm::StringRef programFile,
+                          DiagnosticEngine &diags) {
+  auto imports = objectImports(object);
+  if (!imports) {
+    diags.error(DiagCategory::Internal, "internal", programFile, Loc(),
+                "internal compiler error: cannot read the generated object: " +
+                    llvm::toString(imports.takeError()));
+    return std::nullopt;
+  }
+  bool listed = true;
+  for (const std::string &name : *imports)
+    if (!findObjectImport(name)) {
+      diags.error(DiagCategory::Internal, "internal", programFile, Loc(),
+                  "internal compiler error: the object imports '" + name +
+                      "', which is not among the functions a txc object may "
+                      "import (docs/abi.md, \"Imports\")");
+      listed = false;
+    }
+  if (!listed)
+    return std::nullopt;
+  return std::move(*imports);
+}
+
 std::optional<std::string>
 txc::generateCode(llvm::Module &module, llvm::TargetMachine &machine,
                   MachineCodeKind kind, llvm::StringRef programFile,
-                  DiagnosticEngine &diags, const WeightsPlan *weights) {
+                  DiagnosticEngine &diags, const WeightsPlan *weights,
+                  std::vector<std::string> *imports) {
   llvm::SmallVector<char, 0> bytes;
   llvm::raw_svector_ostream stream(bytes);
   if (!generateCode(module, machine, kind, programFile, diags, stream))
     return std::nullopt;
   std::string object(bytes.begin(), bytes.end());
+  if (kind == MachineCodeKind::Object) {
+    auto checked = checkedObjectImports(
+        llvm::MemoryBufferRef(object, programFile), programFile, diags);
+    if (!checked)
+      return std::nullopt;
+    if (imports)
+      *imports = std::move(*checked);
+  }
   if (weights && kind == MachineCodeKind::Object) {
     llvm::Error err = fillEmbeddedWeights(
         llvm::MemoryBufferRef(object, programFile), *weights,

@@ -3,11 +3,13 @@
 
 #include "txc/Driver/CompileCache.h"
 #include "txc/Driver/Compiler.h"
+#include "txc/Driver/Progress.h"
 #include "txc/Driver/TimeReport.h"
 
 #include "txc/Analysis/Verifier.h"
 #include "txc/Frontend/ProgramReader.h"
 #include "txc/Pipeline/Workspace.h"
+#include "txc/Support/InputFiles.h"
 #include "txc/Support/OutputFiles.h"
 #include "txc/Target/ArtifactInfo.h"
 #include "txc/Target/ObjectEmitter.h"
@@ -169,8 +171,10 @@ static bool checkDistinctOutputs(const CompileOptions &options,
   for (size_t i = 0; i < std::size(outputs); ++i)
     for (size_t j = i + 1; j < std::size(outputs); ++j) {
       const std::string &a = *outputs[i].second, &b = *outputs[j].second;
-      if (a.empty() || b.empty() || a == "-" || b == "-" ||
-          normalized(a) != normalized(b))
+      // Outputs written in place (-, /dev/null, a FIFO) do not replace
+      // one another.
+      if (a.empty() || b.empty() || normalized(a) != normalized(b) ||
+          isWrittenInPlace(a))
         continue;
       diags.error(DiagCategory::Usage, "usage", "", Loc(),
                   std::string(outputs[i].first) + " and " + outputs[j].first +
@@ -194,10 +198,12 @@ static std::string weightsBlobPath(const CompileOptions &options,
 
 /// Code generation of an object straight into its output's temporary file,
 /// then the embedded weights written into it: a gigabyte of weights is
-/// never held in memory (the weights files are mapped).
+/// never held in memory (the weights files are mapped). Its imports go to
+/// `imports`.
 static bool emitObjectFile(llvm::Module &module, llvm::TargetMachine &machine,
                            const Program &program, const WeightsPlan &weights,
                            OutputFileSet::Streamed &out,
+                           std::vector<std::string> &imports,
                            DiagnosticEngine &diags) {
   llvm::raw_fd_ostream &os = out.stream();
   if (!generateCode(module, machine, MachineCodeKind::Object, program.file,
@@ -214,12 +220,17 @@ static bool emitObjectFile(llvm::Module &module, llvm::TargetMachine &machine,
     os.clear_error();
     return ioError(ec);
   }
-  if (weights.mode != WeightsMode::Embedded || weights.blobs.empty())
-    return true;
   auto object = llvm::MemoryBuffer::getOpenFile(
       out.fd(), out.path(), os.tell(), /*RequiresNullTerminator=*/false);
   if (!object)
     return ioError(object.getError());
+  auto checked = checkedObjectImports((*object)->getMemBufferRef(),
+                                      program.file, diags);
+  if (!checked)
+    return false;
+  imports = std::move(*checked);
+  if (weights.mode != WeightsMode::Embedded || weights.blobs.empty())
+    return true;
   std::error_code writeError;
   llvm::Error err = fillEmbeddedWeights(
       (*object)->getMemBufferRef(), weights,
@@ -260,10 +271,12 @@ openCompileCache(const CompileOptions &options, const CheckedProgram &checked,
                   "the compile cache is not used: " + why);
     return std::nullopt;
   };
-  auto cache = CompileCache::open(options.cacheDir,
-                                  options.cacheMaxBytes
-                                      ? options.cacheMaxBytes
-                                      : kDefaultCacheMaxBytes);
+  // Standard input cannot be read again to check, when the result is
+  // stored, that the program did not change while it was compiled.
+  if (options.programPath == kStdioPath)
+    return disabled("the program is read from standard input");
+  auto cache = CompileCache::open(
+      options.cacheDir, options.cacheMaxBytes.value_or(kDefaultCacheMaxBytes));
   if (!cache)
     return disabled(llvm::toString(cache.takeError()));
   std::string error;
@@ -299,7 +312,85 @@ static int writeArtifacts(const CompileOptions &options,
   return diags.exitCode();
 }
 
+/// The top-level phases of a compile with these options, in the order they
+/// run (docs/architecture.md, "The compile job"): what the status line
+/// counts. A cache hit goes from cache-lookup to write.
+static std::vector<std::string> compilePhases(const CompileOptions &options,
+                                              bool usesCache) {
+  std::vector<std::string> phases = {"frontend", "weights"};
+  if (usesCache)
+    phases.push_back("cache-lookup");
+  phases.insert(phases.end(), {"mlirgen", "mlir-pipeline"});
+  if (std::optional<MLIRStage> stage = mlirStageOf(options.emit)) {
+    bool describes = !options.headerPath.empty() ||
+                     !options.manifestPath.empty() || usesCache;
+    if (describes && int(*stage) < int(MLIRStage::Bufferized))
+      phases.push_back("workspace-size");
+  } else {
+    phases.insert(phases.end(), {"translate-to-llvm-ir", "abi-entry-points",
+                                 "llvm-optimize"});
+    if (options.emit != EmitKind::LLVMIR)
+      phases.push_back("llvm-codegen");
+  }
+  phases.push_back("write");
+  if (usesCache)
+    phases.push_back("cache-store");
+  return phases;
+}
+
+/// Reports an error of resolveTargetSpec or createTargetMachine as a
+/// target error, with the notes of a TargetOptionError.
+static void reportTargetError(llvm::Error err, DiagnosticEngine &diags) {
+  llvm::handleAllErrors(
+      std::move(err),
+      [&](const TargetOptionError &error) {
+        Diagnostic &diag = diags.error(DiagCategory::Target, "target", "",
+                                       Loc(), error.message);
+        for (const std::string &note : error.notes)
+          diag.addNote(note);
+      },
+      [&](const llvm::ErrorInfoBase &error) {
+        diags.error(DiagCategory::Target, "target", "", Loc(),
+                    error.message());
+      });
+}
+
+/// `--target help`, `--cpu help`, `--features help`: the valid values on
+/// standard output, instead of compiling. Nullopt if none asks for help.
+static std::optional<int> printTargetHelp(const CompileOptions &options,
+                                          DiagnosticEngine &diags) {
+  if (options.triple == "help") {
+    llvm::outs() << describeTargets();
+    return diags.exitCode();
+  }
+  if (options.cpu != "help" && options.features != "help")
+    return std::nullopt;
+  auto print = [&](llvm::Expected<std::string> text) {
+    if (text)
+      llvm::outs() << *text;
+    else if (!diags.hasErrors()) // the same error for both lists
+      reportTargetError(text.takeError(), diags);
+    else
+      llvm::consumeError(text.takeError());
+  };
+  if (options.cpu == "help")
+    print(describeCPUs(options.triple));
+  if (options.features == "help")
+    print(describeFeatures(options.triple));
+  return diags.exitCode();
+}
+
 int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
+  if (std::optional<int> code = printTargetHelp(options, diags))
+    return *code;
+  if (options.programPath.empty()) {
+    diags
+        .error(DiagCategory::Usage, "usage", "", Loc(),
+               "no program file given")
+        .addNote("usage: txc compile PROGRAM [options]; txc compile --help "
+                 "lists the options");
+    return diags.exitCode();
+  }
   if (!checkDistinctOutputs(options, diags))
     return diags.exitCode();
   if (options.externalWeights && options.weightsPath.empty() &&
@@ -309,10 +400,20 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
                 "the weights blob");
     return diags.exitCode();
   }
-  mlir::DefaultTimingManager timing;
-  timing.setEnabled(options.timeReport || options.timeReportJson);
+  // The status line counts the phases the timers time: on a terminal they
+  // run without --time-report too, and print nothing.
+  bool timeReport = options.timeReport || options.timeReportJson;
+  bool statusLine = !options.quiet && !options.printIRAfterAll &&
+                    canShowStatusLine(llvm::errs());
+  CompileTiming timing(statusLine ? &llvm::errs() : nullptr,
+                       llvm::sys::path::filename(options.programPath));
+  timing.setEnabled(timeReport || statusLine);
   if (options.timeReportJson)
     timing.setOutput(createJsonTimingOutput(llvm::errs()));
+  else if (!timeReport)
+    timing.setOutput(createSilentTimingOutput());
+  timing.setPhases(compilePhases(
+      options, !options.cacheDir.empty() && options.cacheMaxBytes != 0u));
   mlir::TimingScope root = timing.getRootScope();
 
   mlir::TimingScope frontend = root.nest("frontend");
@@ -329,14 +430,12 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   auto spec = resolveTargetSpec(options.triple, options.cpu, options.features,
                                 options.optLevel);
   if (!spec) {
-    diags.error(DiagCategory::Target, "target", "", Loc(),
-                llvm::toString(spec.takeError()));
+    reportTargetError(spec.takeError(), diags);
     return diags.exitCode();
   }
   auto machine = createTargetMachine(*spec);
   if (!machine) {
-    diags.error(DiagCategory::Target, "target", "", Loc(),
-                llvm::toString(machine.takeError()));
+    reportTargetError(machine.takeError(), diags);
     return diags.exitCode();
   }
 
@@ -362,15 +461,16 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   // A cache hit gives the bytes a compile would write. Objects with stored
   // weights are streamed to their file and can be gigabytes: not cached.
   std::optional<std::pair<CompileCache, std::string>> cache;
-  if (!options.cacheDir.empty() &&
-      (!weights.blobs.empty() || options.externalWeights)) {
+  bool cacheWanted = !options.cacheDir.empty() && options.cacheMaxBytes != 0u;
+  if (cacheWanted && (!weights.blobs.empty() || options.externalWeights)) {
+    timing.setPhases(compilePhases(options, /*usesCache=*/false));
     diags.warning(DiagCategory::IO, "cache", "", Loc(),
                   options.externalWeights
                       ? "the compile cache is not used with --weights "
                         "external"
                       : "the compile cache is not used: the program stores "
                         "weights, which are not cached");
-  } else if (!options.cacheDir.empty()) {
+  } else if (cacheWanted) {
     mlir::TimingScope lookup = root.nest("cache-lookup");
     cache = openCompileCache(options, *checked, *spec, diags);
     // --print-ir-after-all asks for the compile itself.
@@ -420,20 +520,25 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
                     llvm::toString(streamed.takeError()));
         return diags.exitCode();
       }
+      std::vector<std::string> imports;
       if (!emitObjectFile(*llvmModule, **machine, program, weights, **streamed,
-                          diags))
+                          imports, diags))
         return diags.exitCode();
+      info.imports = std::move(imports);
       primaryStreamed = true;
     } else {
       mlir::TimingScope codegen = root.nest("llvm-codegen");
-      auto code = generateCode(*llvmModule, **machine,
-                               options.emit == EmitKind::Object
-                                   ? MachineCodeKind::Object
-                                   : MachineCodeKind::Assembly,
-                               program.file, diags, &weights);
+      bool object = options.emit == EmitKind::Object;
+      std::vector<std::string> imports;
+      auto code = generateCode(
+          *llvmModule, **machine,
+          object ? MachineCodeKind::Object : MachineCodeKind::Assembly,
+          program.file, diags, &weights, &imports);
       if (!code)
         return diags.exitCode();
       artifacts.primary = std::move(*code);
+      if (object)
+        info.imports = std::move(imports);
     }
   }
 

@@ -177,9 +177,10 @@ int txc::runRun(const RunOptions &options, DiagnosticEngine &diags) {
     llvm::SmallString<256> path(options.outputDir);
     llvm::sys::path::append(path, contract.outputs[o].name + ".npy");
     files.add(path, writeNpy(result->outputs[o]));
+    // The names are identifiers; the directory comes from the command line.
     summary += contract.outputs[o].name + ": " +
-               result->outputs[o].typeString() + " -> " + path.str().str() +
-               "\n";
+               result->outputs[o].typeString() + " -> " +
+               escapeForTerminal(path) + "\n";
   }
   if (llvm::Error err = files.commit()) {
     diags.error(DiagCategory::IO, "io-write", "", Loc(),

@@ -52,9 +52,26 @@ private:
   json root;
   std::vector<json *> stack;
 };
+
+class SilentTimingOutput : public mlir::OutputStrategy {
+public:
+  SilentTimingOutput() : OutputStrategy(llvm::nulls()) {}
+  void printHeader(const mlir::TimeRecord &) override {}
+  void printFooter() override {}
+  void printTime(const mlir::TimeRecord &, const mlir::TimeRecord &) override {}
+  void printListEntry(llvm::StringRef, const mlir::TimeRecord &,
+                      const mlir::TimeRecord &, bool) override {}
+  void printTreeEntry(unsigned, llvm::StringRef, const mlir::TimeRecord &,
+                      const mlir::TimeRecord &) override {}
+  void printTreeEntryEnd(unsigned, bool) override {}
+};
 } // namespace
 
 std::unique_ptr<mlir::OutputStrategy>
 txc::createJsonTimingOutput(llvm::raw_ostream &os) {
   return std::make_unique<JsonTimingOutput>(os);
+}
+
+std::unique_ptr<mlir::OutputStrategy> txc::createSilentTimingOutput() {
+  return std::make_unique<SilentTimingOutput>();
 }

@@ -9,6 +9,7 @@
 #include "txc/Frontend/ProgramReader.h"
 #include "txc/Frontend/Json.h"
 #include "txc/Frontend/WeightsFile.h"
+#include "txc/Support/InputFiles.h"
 #include "txc/Support/SourceFile.h"
 
 #include "llvm/ADT/APFloat.h"
@@ -106,8 +107,8 @@ private:
   void readOutputs(const JsonValue &list, llvm::StringRef pointer,
                    std::vector<OutputDecl> &outputs);
 
-  std::optional<uint32_t> lookupSymbol(llvm::StringRef name) const {
-    return program->findSymbol(name);
+  std::optional<SymbolRef> lookupSymbol(llvm::StringRef name) const {
+    return program->findSymbolRef(name);
   }
 
   const SourceFile &file;
@@ -1287,18 +1288,17 @@ std::unique_ptr<Program> txc::readProgramFile(llvm::StringRef path,
                                               const ReaderOptions &options) {
   auto file = SourceFile::read(path, ProgramLimits::kMaxFileBytes);
   if (!file) {
-    std::error_code ec = llvm::errorToErrorCode(file.takeError());
-    if (ec == std::errc::file_too_large) {
-      diags.error(DiagCategory::Syntax, "limit", path, Loc(),
-                  "program file '" + path.str() +
-                      "' is larger than the limit of " +
+    InputError error = takeInputError(file.takeError());
+    std::string name = inputDisplayName(path).str();
+    if (error.code == std::errc::file_too_large) {
+      diags.error(DiagCategory::Syntax, "limit", name, Loc(),
+                  "program file '" + name + "' is larger than the limit of " +
                       std::to_string(ProgramLimits::kMaxFileBytes >> 20) +
                       " MiB; put large constants in weights files");
       return nullptr;
     }
-    diags.error(DiagCategory::IO, "io-read", path, Loc(),
-                "cannot read program file '" + path.str() + "': " +
-                    ec.message());
+    diags.error(DiagCategory::IO, "io-read", name, Loc(),
+                "cannot read program file '" + name + "': " + error.reason);
     return nullptr;
   }
   diags.addSourceFile(*file);

@@ -13,6 +13,7 @@
 #include "txc/Frontend/WeightsFile.h"
 #include "txc/Frontend/Json.h"
 #include "txc/Program/NpyHeader.h"
+#include "txc/Support/InputFiles.h"
 #include "txc/Support/SourceFile.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -22,11 +23,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
-#include <cerrno>
 #include <cstring>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 using namespace txc;
 
@@ -375,43 +372,21 @@ llvm::Expected<std::vector<WeightsFile::Entry>> SafetensorsParser::parse() {
   return entries;
 }
 
-llvm::Expected<std::shared_ptr<llvm::MemoryBuffer>>
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 txc::mapWeightsFile(llvm::StringRef path, llvm::StringRef displayName) {
-  auto ioError = [&](int error) {
-    std::string why = std::strerror(error);
-    if (error == ELOOP)
-      why = "it is a symbolic link";
-    return weightsError(DiagCategory::IO, "weights-io",
-                        "cannot read weights file '" + displayName +
-                            "': " + why);
-  };
-  // Opened once: the checks and the bytes the compiler uses are of the
-  // same file even if the path changes meanwhile.
-  int fd = ::open(path.str().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0)
-    return ioError(errno);
-  struct stat info;
-  if (::fstat(fd, &info) != 0) {
-    int error = errno;
-    ::close(fd);
-    return ioError(error);
-  }
-  if (!S_ISREG(info.st_mode)) {
-    ::close(fd);
-    return weightsError(DiagCategory::IO, "weights-io",
-                        "cannot read weights file '" + displayName +
-                            "': it is not a regular file");
-  }
-  // Mapped, not read: a gigabyte of weights costs no copy, and pages the
-  // compile never touches are never read.
-  auto buffer = llvm::MemoryBuffer::getOpenFile(
-      fd, path, uint64_t(info.st_size), /*RequiresNullTerminator=*/false);
-  ::close(fd);
+  // Opened once, by the rule of every input (a FIFO or a device is refused
+  // before it is read), without following a final symbolic link: the
+  // checks and the bytes the compiler uses are of the same file even if
+  // the path changes meanwhile. Mapped, not read: a gigabyte of weights
+  // costs no copy, and pages the compile never touches are never read.
+  InputPolicy policy;
+  policy.followSymlinks = false;
+  auto buffer = mapInputFile(path, policy);
   if (!buffer)
     return weightsError(DiagCategory::IO, "weights-io",
-                        "cannot read weights file '" + displayName +
-                            "': " + buffer.getError().message());
-  return std::shared_ptr<llvm::MemoryBuffer>(std::move(*buffer));
+                        "cannot read weights file '" + displayName + "': " +
+                            takeInputError(buffer.takeError()).reason);
+  return std::move(*buffer);
 }
 
 llvm::Expected<std::unique_ptr<WeightsFile>>
@@ -420,10 +395,16 @@ WeightsFile::open(llvm::StringRef path, llvm::StringRef displayName,
   auto buffer = mapWeightsFile(path, displayName);
   if (!buffer)
     return buffer.takeError();
+  return fromBuffer(std::move(*buffer), displayName, format);
+}
+
+llvm::Expected<std::unique_ptr<WeightsFile>>
+WeightsFile::fromBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                        llvm::StringRef displayName, Format format) {
   std::unique_ptr<WeightsFile> file(new WeightsFile());
   file->fileFormat = format;
   file->name = displayName.str();
-  file->buffer = std::move(*buffer);
+  file->buffer = std::shared_ptr<llvm::MemoryBuffer>(std::move(buffer));
   llvm::ArrayRef<uint8_t> bytes(
       reinterpret_cast<const uint8_t *>(file->buffer->getBufferStart()),
       file->buffer->getBufferSize());

@@ -146,7 +146,7 @@ std::optional<TensorType> GraphImporter::importValueType(
       id = program.symbols.size();
       program.symbols.push_back(range->second);
     }
-    type.shape.push_back(ShapeExpr::symbol(*id));
+    type.shape.push_back(ShapeExpr::symbol({*id, program.symbols[*id].multipleOf}));
   }
   return type;
 }

@@ -1,5 +1,6 @@
 //===- OnnxImport.cpp - The `txc import onnx` job -------------------------===//
 #include "txc/Import/OnnxImport.h"
+#include "txc/Support/InputFiles.h"
 
 #include "Importer.h"
 #include "OnnxModel.h"
@@ -167,11 +168,26 @@ txc::importOnnxModel(llvm::StringRef modelBytes, llvm::StringRef displayName,
   return result;
 }
 
-/// The model's bytes (size-limited). One function, so that reading can
-/// move to lib/Support's bounded reader.
-static llvm::Expected<std::shared_ptr<SourceFile>>
-readModelFile(llvm::StringRef path) {
-  return SourceFile::read(path, kMaxOnnxModelBytes);
+/// The model's bytes, mapped by txc's one rule for input files (a regular
+/// file, the size known and limited before reading), or a diagnostic.
+static std::unique_ptr<llvm::MemoryBuffer>
+readModelFile(llvm::StringRef path, DiagnosticEngine &diags) {
+  InputPolicy policy;
+  policy.maxBytes = kMaxOnnxModelBytes;
+  auto file = mapInputFile(path, policy);
+  if (file)
+    return std::move(*file);
+  InputError error = takeInputError(file.takeError());
+  if (error.code == std::errc::file_too_large)
+    diags.error(DiagCategory::Syntax, "limit", path, Loc(),
+                "model file '" + path.str() +
+                    "' is larger than protobuf's limit of 2 GiB; keep large "
+                    "initializers in external data");
+  else
+    diags.error(DiagCategory::IO, "io-read", path, Loc(),
+                "cannot read model file '" + path.str() + "': " +
+                    error.reason);
+  return nullptr;
 }
 
 /// The weights file as the program names it: relative to the program's
@@ -214,15 +230,12 @@ int txc::runOnnxImport(const OnnxImportOptions &options,
       weightsReference(options.outputPath, weightsPath, diags);
   if (!reference)
     return diags.exitCode();
-  llvm::Expected<std::shared_ptr<SourceFile>> file =
-      readModelFile(options.modelPath);
-  if (!file) {
-    diags.error(DiagCategory::IO, "io", options.modelPath, Loc(),
-                llvm::toString(file.takeError()));
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      readModelFile(options.modelPath, diags);
+  if (!file)
     return diags.exitCode();
-  }
   std::optional<OnnxImportResult> result = importOnnxModel(
-      (*file)->contents(), options.modelPath, options, *reference, diags);
+      file->getBuffer(), options.modelPath, options, *reference, diags);
   if (!result)
     return diags.exitCode();
   OutputFileSet outputs;

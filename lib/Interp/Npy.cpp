@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "txc/Interp/Npy.h"
 #include "txc/Program/NpyHeader.h"
+#include "txc/Support/InputFiles.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -47,12 +48,12 @@ llvm::Expected<Tensor> txc::parseNpy(llvm::ArrayRef<uint8_t> bytes,
 }
 
 llvm::Expected<Tensor> txc::readNpyFile(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return llvm::createStringError(buffer.getError(), "cannot read '%s': %s",
-                                   path.str().c_str(),
-                                   buffer.getError().message().c_str());
+  auto buffer = mapInputFile(path, InputPolicy());
+  if (!buffer) {
+    InputError error = takeInputError(buffer.takeError());
+    return llvm::createStringError(error.code, "cannot read '%s': %s",
+                                   path.str().c_str(), error.reason.c_str());
+  }
   llvm::StringRef contents = (*buffer)->getBuffer();
   return parseNpy(
       llvm::ArrayRef<uint8_t>(

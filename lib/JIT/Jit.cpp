@@ -1,5 +1,6 @@
 //===- Jit.cpp - Running compiled objects in process ----------------------===//
 #include "txc/JIT/Jit.h"
+#include "ImportAddresses.h"
 
 #include "txc/Target/AbiEmitter.h"
 
@@ -8,7 +9,6 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -88,49 +88,19 @@ private:
   size_t size;
 };
 
-/// Functions the object may call, defined in the process-symbols JITDylib
-/// so that they resolve even if the process would not export them through
-/// dlsym (libm linked --as-needed, for instance). Anything else falls back
-/// to a search of the process's libraries.
+/// Functions the object may call (txc/Target/Imports.def), defined in the
+/// process-symbols JITDylib so that they resolve even if the process would
+/// not export them through dlsym (libm linked --as-needed, for instance).
+/// Anything else falls back to a search of the process's libraries.
 llvm::orc::SymbolMap libcAndLibmSymbols(llvm::orc::ExecutionSession &session,
                                         const llvm::DataLayout &layout) {
   llvm::orc::MangleAndInterner mangle(session, layout);
   llvm::orc::SymbolMap symbols;
-  auto add = [&](const char *name, auto *function) {
-    symbols[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
-                             llvm::JITSymbolFlags::Exported |
-                                 llvm::JITSymbolFlags::Callable};
-  };
-  add("snprintf", &snprintf);
-  add("memset", &memset);
-  add("memcpy", &memcpy);
-  add("memmove", &memmove);
-  add("malloc", &malloc);
-  add("free", &free);
-  add("aligned_alloc", &aligned_alloc);
-#define TXC_LIBM(name)                                                         \
-  add(#name, static_cast<double (*)(double)>(&::name));                        \
-  add(#name "f", static_cast<float (*)(float)>(&::name##f));
-  TXC_LIBM(exp)
-  TXC_LIBM(exp2) TXC_LIBM(expm1) TXC_LIBM(log) TXC_LIBM(log2) TXC_LIBM(
-      log10) TXC_LIBM(log1p) TXC_LIBM(sqrt) TXC_LIBM(cbrt) TXC_LIBM(sin)
-      TXC_LIBM(cos) TXC_LIBM(tan) TXC_LIBM(asin) TXC_LIBM(acos) TXC_LIBM(
-          atan) TXC_LIBM(sinh) TXC_LIBM(cosh) TXC_LIBM(tanh) TXC_LIBM(asinh)
-          TXC_LIBM(acosh) TXC_LIBM(atanh) TXC_LIBM(erf) TXC_LIBM(erfc) TXC_LIBM(
-              floor) TXC_LIBM(ceil) TXC_LIBM(trunc) TXC_LIBM(round)
-              TXC_LIBM(rint) TXC_LIBM(nearbyint) TXC_LIBM(fabs)
-#undef TXC_LIBM
-#define TXC_LIBM2(name)                                                        \
-  add(#name, static_cast<double (*)(double, double)>(&::name));                \
-  add(#name "f", static_cast<float (*)(float, float)>(&::name##f));
-                  TXC_LIBM2(pow) TXC_LIBM2(fmod) TXC_LIBM2(atan2) TXC_LIBM2(
-                      fmin) TXC_LIBM2(fmax) TXC_LIBM2(copysign)
-                      TXC_LIBM2(remainder)
-#undef TXC_LIBM2
-                          add("fma",
-                              static_cast<double (*)(double, double, double)>(
-                                  &::fma));
-  add("fmaf", static_cast<float (*)(float, float, float)>(&::fmaf));
+  for (const TxcImportAddress *import = txcImportAddresses; import->name;
+       ++import)
+    symbols[mangle(import->name)] = {
+        llvm::orc::ExecutorAddr::fromPtr(import->address),
+        llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
   return symbols;
 }
 

@@ -66,6 +66,10 @@ std::unique_ptr<mlir::Pass> createReturnResultsInOutputsPass();
 /// txc/Pipeline/Workspace.h).
 std::unique_ptr<mlir::Pass> createWorkspacePass();
 
+/// Turns every memref.copy that MemRefToLLVM would lower to a call of MLIR's
+/// runtime (`memrefCopy`) into a linalg.copy (LowerStridedCopies.cpp).
+std::unique_ptr<mlir::Pass> createLowerStridedCopiesPass();
+
 /// Outlines each top-level loop nest of a kernel with many of them into a
 /// private, never-inlined function, so that compile time grows linearly.
 std::unique_ptr<mlir::Pass> createOutlineLoopsPass();

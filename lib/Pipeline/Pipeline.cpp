@@ -92,8 +92,9 @@ void addBufferizationPasses(OpPassManager &pm, const PipelineOptions &options) {
   bufferization.allowReturnAllocsFromLoops = true;
   // Copies between strided views (tensor.pad, insert_slice) would become
   // calls to MLIR's runtime `memrefCopy`; as linalg.copy they become loops,
-  // so the object still needs nothing but libc and libm. Contiguous copies
-  // stay memref.copy (memcpy).
+  // so the object needs no runtime library (docs/abi.md, "Imports"; the
+  // copies that become strided later are LowerStridedCopies'). Contiguous
+  // copies stay memref.copy (memcpy).
   bufferization.memCpyFn = [](OpBuilder &b, Location loc, Value from,
                               Value to) {
     auto isContiguous = [](Value v) {
@@ -129,6 +130,7 @@ void addBufferizationPasses(OpPassManager &pm, const PipelineOptions &options) {
 }
 
 void addLoopLoweringPasses(OpPassManager &pm, const PipelineOptions &options) {
+  pm.addNestedPass<func::FuncOp>(createLowerStridedCopiesPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass());
   pm.addPass(createLowerAffinePass());

@@ -80,7 +80,7 @@ std::optional<Shape> txc::getShapeAttr(const Program &program,
     size_t offset = 0;
     auto expr = ShapeExpr::parse(
         dim.string,
-        [&](llvm::StringRef symbol) { return program.findSymbol(symbol); },
+        [&](llvm::StringRef symbol) { return program.findSymbolRef(symbol); },
         error, offset);
     if (!expr)
       return std::nullopt;

@@ -43,6 +43,14 @@ std::optional<uint32_t> Program::findSymbol(llvm::StringRef symbolName) const {
   return std::nullopt;
 }
 
+std::optional<SymbolRef>
+Program::findSymbolRef(llvm::StringRef symbolName) const {
+  std::optional<uint32_t> id = findSymbol(symbolName);
+  if (!id)
+    return std::nullopt;
+  return SymbolRef{*id, symbols[*id].multipleOf};
+}
+
 std::vector<Interval> Program::symbolRanges() const {
   std::vector<Interval> ranges;
   ranges.reserve(symbols.size());

@@ -12,21 +12,86 @@ using namespace txc;
 static constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 static constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 
-/// Canonical term order: higher degree first, then by symbol ids; the
-/// constant term (degree 0) comes last.
-static bool termLess(const ShapeExpr::Term &a, const ShapeExpr::Term &b) {
-  if (a.symbols.size() != b.symbols.size())
-    return a.symbols.size() > b.symbols.size();
-  return a.symbols < b.symbols;
+//===----------------------------------------------------------------------===//
+// Integer helpers
+//===----------------------------------------------------------------------===//
+
+/// |value| as an unsigned number (INT64_MIN included).
+static uint64_t magnitude(int64_t value) {
+  return value < 0 ? uint64_t(0) - uint64_t(value) : uint64_t(value);
 }
 
-/// Sorts and merges terms with equal monomials; nullopt on overflow.
+/// gcd(|a|, b) for b > 0; the result divides b, so it fits.
+static int64_t gcdWith(int64_t a, int64_t b) {
+  uint64_t x = magnitude(a), y = uint64_t(b);
+  while (y) {
+    uint64_t r = x % y;
+    x = y;
+    y = r;
+  }
+  return int64_t(x);
+}
+
+int64_t txc::floorDivide(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b < 0) ? q - 1 : q;
+}
+
+int64_t txc::floorModulo(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  return r < 0 ? r + b : r;
+}
+
+static int64_t ceilDivInt(int64_t a, int64_t b) {
+  return -floorDivide(-a, b); // a >= 0 here (symbol ranges)
+}
+
+//===----------------------------------------------------------------------===//
+// Atoms and canonical order
+//===----------------------------------------------------------------------===//
+
+static bool sameOperand(const std::shared_ptr<const ShapeExpr> &a,
+                        const std::shared_ptr<const ShapeExpr> &b) {
+  if (!a || !b)
+    return !a && !b;
+  return a == b || *a == *b;
+}
+
+bool ShapeAtom::operator==(const ShapeAtom &o) const {
+  return kind == o.kind && symbol == o.symbol && divisor == o.divisor &&
+         sameOperand(operand, o.operand);
+}
+
+bool ShapeAtom::operator<(const ShapeAtom &o) const {
+  if (kind != o.kind)
+    return kind < o.kind;
+  if (symbol != o.symbol)
+    return symbol < o.symbol;
+  if (divisor != o.divisor)
+    return divisor < o.divisor;
+  if (!operand || !o.operand)
+    return !operand && o.operand;
+  return *operand < *o.operand;
+}
+
+/// Canonical term order: higher degree first, then by atoms (symbols in
+/// declaration order before divisions); the constant term comes last.
+static bool termLess(const ShapeExpr::Term &a, const ShapeExpr::Term &b) {
+  if (a.atoms.size() != b.atoms.size())
+    return a.atoms.size() > b.atoms.size();
+  return a.atoms < b.atoms;
+}
+
+/// Sorts and merges terms with equal monomials; nullopt on overflow. A
+/// coefficient of INT64_MIN counts as an overflow: it could not be negated,
+/// and toString would write "S-9223372036854775808", which parse rejects
+/// (the literal does not fit), so a manifest could not be read back.
 static std::optional<std::vector<ShapeExpr::Term>>
 canonicalTerms(std::vector<ShapeExpr::Term> terms) {
   std::stable_sort(terms.begin(), terms.end(), termLess);
   std::vector<ShapeExpr::Term> result;
   for (ShapeExpr::Term &term : terms) {
-    if (!result.empty() && result.back().symbols == term.symbols) {
+    if (!result.empty() && result.back().atoms == term.atoms) {
       int64_t sum;
       if (__builtin_add_overflow(result.back().coeff, term.coeff, &sum))
         return std::nullopt;
@@ -36,7 +101,24 @@ canonicalTerms(std::vector<ShapeExpr::Term> terms) {
     }
   }
   llvm::erase_if(result, [](const ShapeExpr::Term &t) { return t.coeff == 0; });
+  if (llvm::any_of(result, [](const ShapeExpr::Term &t) {
+        return t.coeff == kInt64Min;
+      }))
+    return std::nullopt;
   return result;
+}
+
+ShapeExpr ShapeExpr::fromTerms(std::vector<Term> terms) {
+  ShapeExpr expr;
+  // Only called with distinct monomials: merging cannot overflow.
+  expr.termList = std::move(*canonicalTerms(std::move(terms)));
+  return expr;
+}
+
+ShapeExpr ShapeExpr::ofAtom(ShapeAtom atom) {
+  ShapeExpr expr;
+  expr.termList.push_back({{std::move(atom)}, 1});
+  return expr;
 }
 
 ShapeExpr ShapeExpr::constant(int64_t value) {
@@ -46,46 +128,109 @@ ShapeExpr ShapeExpr::constant(int64_t value) {
   return expr;
 }
 
-ShapeExpr ShapeExpr::symbol(uint32_t id) {
+ShapeExpr ShapeExpr::symbol(SymbolRef ref) {
+  ShapeAtom atom;
+  atom.symbol = ref.id;
+  atom.divisor = std::max<int64_t>(ref.multipleOf, 1);
   ShapeExpr expr;
-  expr.termList.push_back({{id}, 1});
+  expr.termList.push_back({{atom}, atom.divisor});
   return expr;
 }
 
+//===----------------------------------------------------------------------===//
+// Queries
+//===----------------------------------------------------------------------===//
+
 bool ShapeExpr::isConstant() const {
   return termList.empty() ||
-         (termList.size() == 1 && termList[0].symbols.empty());
+         (termList.size() == 1 && termList[0].atoms.empty());
 }
 
 std::optional<int64_t> ShapeExpr::getConstant() const {
   if (termList.empty())
     return 0;
-  if (termList.size() == 1 && termList[0].symbols.empty())
+  if (termList.size() == 1 && termList[0].atoms.empty())
     return termList[0].coeff;
   return std::nullopt;
 }
 
+int64_t ShapeExpr::constantTerm() const {
+  if (!termList.empty() && termList.back().atoms.empty())
+    return termList.back().coeff;
+  return 0;
+}
+
 std::optional<uint32_t> ShapeExpr::getSingleSymbol() const {
-  if (termList.size() == 1 && termList[0].coeff == 1 &&
-      termList[0].symbols.size() == 1)
-    return termList[0].symbols[0];
-  return std::nullopt;
+  if (termList.size() != 1 || termList[0].atoms.size() != 1)
+    return std::nullopt;
+  const ShapeAtom &atom = termList[0].atoms[0];
+  if (atom.kind != ShapeAtom::Kind::Symbol || termList[0].coeff != atom.divisor)
+    return std::nullopt;
+  return atom.symbol;
+}
+
+/// Calls `visit` on every atom of `expr`, inside divisions too.
+static void forEachAtom(const ShapeExpr &expr,
+                        llvm::function_ref<void(const ShapeAtom &)> visit) {
+  for (const ShapeExpr::Term &term : expr.terms())
+    for (const ShapeAtom &atom : term.atoms) {
+      visit(atom);
+      if (atom.operand)
+        forEachAtom(*atom.operand, visit);
+    }
 }
 
 llvm::SmallVector<uint32_t, 4> ShapeExpr::symbols() const {
   llvm::SmallVector<uint32_t, 4> ids;
-  for (const Term &term : termList)
-    ids.append(term.symbols.begin(), term.symbols.end());
+  forEachAtom(*this, [&](const ShapeAtom &atom) {
+    if (atom.kind == ShapeAtom::Kind::Symbol)
+      ids.push_back(atom.symbol);
+  });
   llvm::sort(ids);
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   return ids;
 }
 
 bool ShapeExpr::uses(uint32_t symbol) const {
-  return llvm::any_of(termList, [&](const Term &t) {
-    return llvm::is_contained(t.symbols, symbol);
-  });
+  return llvm::is_contained(symbols(), symbol);
 }
+
+bool ShapeExpr::hasFloorDivOrMod() const {
+  bool found = false;
+  forEachAtom(*this, [&](const ShapeAtom &atom) {
+    found |= atom.kind != ShapeAtom::Kind::Symbol;
+  });
+  return found;
+}
+
+bool ShapeExpr::hasDivision() const {
+  return hasFloorDivOrMod() || llvm::any_of(termList, [](const Term &term) {
+           llvm::SmallVector<int64_t, 2> divisors;
+           reduceTerm(term, divisors);
+           return llvm::any_of(divisors, [](int64_t d) { return d != 1; });
+         });
+}
+
+int64_t ShapeExpr::reduceTerm(const Term &term,
+                              llvm::SmallVectorImpl<int64_t> &divisors) {
+  // Cancelling the gcd atom by atom cancels gcd(coeff, product of the
+  // multiples) in total.
+  int64_t coeff = term.coeff;
+  for (const ShapeAtom &atom : term.atoms) {
+    if (atom.kind != ShapeAtom::Kind::Symbol) {
+      divisors.push_back(1);
+      continue;
+    }
+    int64_t g = gcdWith(coeff, atom.divisor);
+    coeff /= g;
+    divisors.push_back(atom.divisor / g);
+  }
+  return coeff;
+}
+
+//===----------------------------------------------------------------------===//
+// Arithmetic
+//===----------------------------------------------------------------------===//
 
 std::optional<ShapeExpr> ShapeExpr::add(const ShapeExpr &a,
                                         const ShapeExpr &b) {
@@ -118,9 +263,9 @@ std::optional<ShapeExpr> ShapeExpr::mul(const ShapeExpr &a,
       Term product;
       if (__builtin_mul_overflow(x.coeff, y.coeff, &product.coeff))
         return std::nullopt;
-      product.symbols = x.symbols;
-      product.symbols.append(y.symbols.begin(), y.symbols.end());
-      llvm::sort(product.symbols);
+      product.atoms = x.atoms;
+      product.atoms.append(y.atoms.begin(), y.atoms.end());
+      llvm::sort(product.atoms);
       terms.push_back(std::move(product));
     }
   }
@@ -144,11 +289,11 @@ std::optional<ShapeExpr> ShapeExpr::divExact(int64_t divisor) const {
   return result;
 }
 
-/// Removes the symbols of `divisor` from `monomial`; false if not contained.
+/// Removes the atoms of `divisor` from `monomial`; false if not contained.
 static bool divideMonomial(ShapeExpr::Monomial &monomial,
                            const ShapeExpr::Monomial &divisor) {
-  for (uint32_t id : divisor) {
-    auto it = llvm::find(monomial, id);
+  for (const ShapeAtom &atom : divisor) {
+    auto it = llvm::find(monomial, atom);
     if (it == monomial.end())
       return false;
     monomial.erase(it);
@@ -166,7 +311,7 @@ std::optional<ShapeExpr> ShapeExpr::divExact(const ShapeExpr &a,
     const Term &d = b.termList[0];
     std::vector<Term> terms;
     for (Term term : a.termList) {
-      if (term.coeff % d.coeff != 0 || !divideMonomial(term.symbols, d.symbols))
+      if (term.coeff % d.coeff != 0 || !divideMonomial(term.atoms, d.atoms))
         return std::nullopt;
       term.coeff /= d.coeff;
       terms.push_back(std::move(term));
@@ -183,7 +328,7 @@ std::optional<ShapeExpr> ShapeExpr::divExact(const ShapeExpr &a,
   Term lead = a.termList[0];
   const Term &divLead = b.termList[0];
   if (lead.coeff % divLead.coeff != 0 ||
-      !divideMonomial(lead.symbols, divLead.symbols))
+      !divideMonomial(lead.atoms, divLead.atoms))
     return std::nullopt;
   lead.coeff /= divLead.coeff;
   ShapeExpr quotient;
@@ -194,19 +339,135 @@ std::optional<ShapeExpr> ShapeExpr::divExact(const ShapeExpr &a,
   return quotient;
 }
 
+/// Splits `expr` into quotient * divisor + remainder, where the quotient
+/// gets the terms whose coefficient `divisor` divides.
+static void splitMultiples(const ShapeExpr &expr, int64_t divisor,
+                           std::vector<ShapeExpr::Term> &quotient,
+                           std::vector<ShapeExpr::Term> &remainder) {
+  for (ShapeExpr::Term term : expr.terms()) {
+    if (term.coeff % divisor == 0) {
+      term.coeff /= divisor;
+      quotient.push_back(std::move(term));
+    } else {
+      remainder.push_back(std::move(term));
+    }
+  }
+}
+
+/// The gcd of `divisor` and every coefficient of `expr`.
+static int64_t commonFactor(const ShapeExpr &expr, int64_t divisor) {
+  int64_t g = divisor;
+  for (const ShapeExpr::Term &term : expr.terms())
+    g = gcdWith(term.coeff, g);
+  return g;
+}
+
+/// The atom when `expr` is one atom of kind `kind` with coefficient 1.
+static const ShapeAtom *soleAtom(const ShapeExpr &expr, ShapeAtom::Kind kind) {
+  if (expr.terms().size() != 1 || expr.terms()[0].coeff != 1 ||
+      expr.terms()[0].atoms.size() != 1 ||
+      expr.terms()[0].atoms[0].kind != kind)
+    return nullptr;
+  return &expr.terms()[0].atoms[0];
+}
+
+std::optional<ShapeExpr> ShapeExpr::floorDiv(const ShapeExpr &a,
+                                             int64_t divisor) {
+  if (divisor <= 0)
+    return std::nullopt;
+  if (divisor == 1)
+    return a;
+  // floor((d*P + R) / d) = P + floor(R / d).
+  std::vector<Term> quotientTerms, remainderTerms;
+  splitMultiples(a, divisor, quotientTerms, remainderTerms);
+  ShapeExpr quotient = fromTerms(std::move(quotientTerms));
+  ShapeExpr remainder = fromTerms(std::move(remainderTerms));
+  if (auto value = remainder.getConstant())
+    return add(quotient, constant(floorDivide(*value, divisor)));
+  // floor(g*R / (g*d)) = floor(R / d); g < d, or R's terms would be in P.
+  int64_t g = commonFactor(remainder, divisor);
+  remainder = *remainder.divExact(g);
+  divisor /= g;
+  // floor(floor(X / c) / d) = floor(X / (c*d)).
+  int64_t combined;
+  if (const ShapeAtom *inner = soleAtom(remainder, ShapeAtom::Kind::FloorDiv))
+    if (!__builtin_mul_overflow(inner->divisor, divisor, &combined)) {
+      auto merged = floorDiv(*inner->operand, combined);
+      return merged ? add(quotient, *merged) : std::nullopt;
+    }
+  ShapeAtom atom;
+  atom.kind = ShapeAtom::Kind::FloorDiv;
+  atom.divisor = divisor;
+  atom.operand = std::make_shared<const ShapeExpr>(std::move(remainder));
+  return add(quotient, ofAtom(std::move(atom)));
+}
+
+std::optional<ShapeExpr> ShapeExpr::mod(const ShapeExpr &a, int64_t divisor) {
+  if (divisor <= 0)
+    return std::nullopt;
+  if (divisor == 1)
+    return ShapeExpr();
+  // (d*P + R) mod d = R mod d.
+  std::vector<Term> quotientTerms, remainderTerms;
+  splitMultiples(a, divisor, quotientTerms, remainderTerms);
+  ShapeExpr remainder = fromTerms(std::move(remainderTerms));
+  if (auto value = remainder.getConstant())
+    return constant(floorModulo(*value, divisor));
+  // (g*R) mod (g*d) = g * (R mod d).
+  int64_t g = commonFactor(remainder, divisor);
+  if (g > 1) {
+    auto reduced = mod(*remainder.divExact(g), divisor / g);
+    return reduced ? mul(constant(g), *reduced) : std::nullopt;
+  }
+  if (const ShapeAtom *inner = soleAtom(remainder, ShapeAtom::Kind::Mod)) {
+    if (inner->divisor % divisor == 0) // (X mod c*d) mod d = X mod d
+      return mod(*inner->operand, divisor);
+    if (inner->divisor <= divisor) // already in [0, divisor)
+      return remainder;
+  }
+  ShapeAtom atom;
+  atom.kind = ShapeAtom::Kind::Mod;
+  atom.divisor = divisor;
+  atom.operand = std::make_shared<const ShapeExpr>(std::move(remainder));
+  return ofAtom(std::move(atom));
+}
+
+std::optional<SymbolRef> ShapeExpr::multipleNeededFor(int64_t divisor) const {
+  if (divisor <= 0 || termList.size() != 1 || termList[0].atoms.size() != 1)
+    return std::nullopt;
+  const ShapeAtom &atom = termList[0].atoms[0];
+  if (atom.kind != ShapeAtom::Kind::Symbol)
+    return std::nullopt;
+  // coeff * (S/m) with S = m*t*G is coeff*t*G: divisible when divisor
+  // divides coeff*t.
+  int64_t t = divisor / gcdWith(termList[0].coeff, divisor), needed;
+  if (__builtin_mul_overflow(atom.divisor, t, &needed))
+    return std::nullopt;
+  return SymbolRef{atom.symbol, needed};
+}
+
 std::optional<LinearForm>
 ShapeExpr::linearIn(uint32_t symbol) const {
   LinearForm form{0, ShapeExpr()};
   std::vector<Term> rest;
   for (const Term &term : termList) {
-    size_t count = llvm::count(term.symbols, symbol);
+    size_t count = 0;
+    for (const ShapeAtom &atom : term.atoms) {
+      if (atom.operand && atom.operand->uses(symbol))
+        return std::nullopt; // inside a division: not solvable for S
+      count += atom.kind == ShapeAtom::Kind::Symbol && atom.symbol == symbol;
+    }
     if (count == 0) {
       rest.push_back(term);
       continue;
     }
-    if (count > 1 || term.symbols.size() != 1)
+    if (count > 1 || term.atoms.size() != 1)
       return std::nullopt; // S*S or S*T: not linear with a constant coefficient
-    form.coeff = term.coeff;
+    // coeff * (S/m): an integer coefficient of S only if m divides coeff.
+    int64_t multiple = term.atoms[0].divisor;
+    if (term.coeff % multiple != 0)
+      return std::nullopt;
+    form.coeff = term.coeff / multiple;
   }
   if (form.coeff == 0)
     return std::nullopt;
@@ -214,68 +475,191 @@ ShapeExpr::linearIn(uint32_t symbol) const {
   return form;
 }
 
+//===----------------------------------------------------------------------===//
+// Evaluation
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// fold() operations on checked int64 values.
+struct CheckedOps {
+  using Value = std::optional<int64_t>;
+  llvm::ArrayRef<int64_t> symbolValues;
+
+  Value constant(int64_t value) { return value; }
+  Value symbol(uint32_t id) {
+    if (id >= symbolValues.size())
+      return std::nullopt;
+    return symbolValues[id];
+  }
+  Value add(Value a, Value b) {
+    int64_t result;
+    if (!a || !b || __builtin_add_overflow(*a, *b, &result))
+      return std::nullopt;
+    return result;
+  }
+  Value mul(Value a, Value b) {
+    int64_t result;
+    if (!a || !b || __builtin_mul_overflow(*a, *b, &result))
+      return std::nullopt;
+    return result;
+  }
+  Value exactDiv(Value a, int64_t divisor) {
+    if (!a || *a % divisor != 0)
+      return std::nullopt;
+    return *a / divisor;
+  }
+  Value floorDiv(Value a, int64_t divisor) {
+    return a ? Value(floorDivide(*a, divisor)) : std::nullopt;
+  }
+  Value mod(Value a, int64_t divisor) {
+    return a ? Value(floorModulo(*a, divisor)) : std::nullopt;
+  }
+};
+} // namespace
+
+namespace {
+/// fold() operations that build expressions.
+struct SubstitutionOps {
+  using Value = std::optional<ShapeExpr>;
+  llvm::function_ref<std::optional<ShapeExpr>(uint32_t)> symbolValue;
+
+  Value constant(int64_t value) { return ShapeExpr::constant(value); }
+  Value symbol(uint32_t id) { return symbolValue(id); }
+  Value add(const Value &a, const Value &b) {
+    return a && b ? ShapeExpr::add(*a, *b) : std::nullopt;
+  }
+  Value mul(const Value &a, const Value &b) {
+    return a && b ? ShapeExpr::mul(*a, *b) : std::nullopt;
+  }
+  Value exactDiv(const Value &a, int64_t divisor) {
+    return a ? a->divExact(divisor) : std::nullopt;
+  }
+  Value floorDiv(const Value &a, int64_t divisor) {
+    return a ? ShapeExpr::floorDiv(*a, divisor) : std::nullopt;
+  }
+  Value mod(const Value &a, int64_t divisor) {
+    return a ? ShapeExpr::mod(*a, divisor) : std::nullopt;
+  }
+};
+} // namespace
+
+std::optional<ShapeExpr> ShapeExpr::substitute(
+    llvm::function_ref<std::optional<ShapeExpr>(uint32_t)> value) const {
+  SubstitutionOps ops{value};
+  return fold(ops);
+}
+
 std::optional<int64_t>
 ShapeExpr::evaluate(llvm::ArrayRef<int64_t> symbolValues) const {
-  int64_t sum = 0;
-  for (const Term &term : termList) {
-    int64_t product = term.coeff;
-    for (uint32_t id : term.symbols) {
-      if (id >= symbolValues.size() ||
-          __builtin_mul_overflow(product, symbolValues[id], &product))
-        return std::nullopt;
-    }
-    if (__builtin_add_overflow(sum, product, &sum))
-      return std::nullopt;
+  CheckedOps ops{symbolValues};
+  return fold(ops);
+}
+
+//===----------------------------------------------------------------------===//
+// Bounds
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Interval arithmetic over the atoms, saturating at the int64 limits and
+/// remembering whether it had to.
+class BoundsComputer {
+public:
+  explicit BoundsComputer(llvm::ArrayRef<Interval> symbolRanges)
+      : symbolRanges(symbolRanges) {}
+
+  Interval of(const ShapeExpr &expr);
+  bool overflowed = false;
+
+private:
+  Interval ofAtom(const ShapeAtom &atom);
+  std::optional<Interval> corners(const ShapeExpr &expr,
+                                  llvm::ArrayRef<ShapeAtom> atoms,
+                                  llvm::ArrayRef<Interval> ranges);
+  Interval termwise(const ShapeExpr &expr, llvm::ArrayRef<ShapeAtom> atoms,
+                    llvm::ArrayRef<Interval> ranges);
+
+  int64_t mul(int64_t a, int64_t b) {
+    int64_t result;
+    if (!__builtin_mul_overflow(a, b, &result))
+      return result;
+    overflowed = true;
+    return ((a < 0) != (b < 0)) ? kInt64Min : kInt64Max;
   }
-  return sum;
+  int64_t add(int64_t a, int64_t b) {
+    int64_t result;
+    if (!__builtin_add_overflow(a, b, &result))
+      return result;
+    overflowed = true;
+    return a < 0 ? kInt64Min : kInt64Max;
+  }
+  Interval mul(Interval a, Interval b) {
+    int64_t products[] = {mul(a.min, b.min), mul(a.min, b.max),
+                          mul(a.max, b.min), mul(a.max, b.max)};
+    return {*std::min_element(std::begin(products), std::end(products)),
+            *std::max_element(std::begin(products), std::end(products))};
+  }
+
+  llvm::ArrayRef<Interval> symbolRanges;
+};
+} // namespace
+
+Interval BoundsComputer::ofAtom(const ShapeAtom &atom) {
+  switch (atom.kind) {
+  case ShapeAtom::Kind::Symbol: {
+    Interval range = atom.symbol < symbolRanges.size()
+                         ? symbolRanges[atom.symbol]
+                         : Interval{0, kInt64Max};
+    // The multiples of m in [min, max], divided by m.
+    int64_t lo = ceilDivInt(range.min, atom.divisor);
+    int64_t hi = floorDivide(range.max, atom.divisor);
+    return {lo, std::max(lo, hi)};
+  }
+  case ShapeAtom::Kind::FloorDiv: {
+    Interval operand = of(*atom.operand);
+    return {floorDivide(operand.min, atom.divisor),
+            floorDivide(operand.max, atom.divisor)};
+  }
+  case ShapeAtom::Kind::Mod: {
+    Interval operand = of(*atom.operand);
+    if (floorDivide(operand.min, atom.divisor) ==
+        floorDivide(operand.max, atom.divisor))
+      return {floorModulo(operand.min, atom.divisor),
+              floorModulo(operand.max, atom.divisor)};
+    return {0, atom.divisor - 1};
+  }
+  }
+  return {0, 0};
 }
 
-static int64_t saturatingMul(int64_t a, int64_t b) {
-  int64_t result;
-  if (!__builtin_mul_overflow(a, b, &result))
-    return result;
-  return ((a < 0) != (b < 0)) ? kInt64Min : kInt64Max;
-}
-
-static int64_t saturatingAdd(int64_t a, int64_t b) {
-  int64_t result;
-  if (!__builtin_add_overflow(a, b, &result))
-    return result;
-  return a < 0 ? kInt64Min : kInt64Max;
-}
-
-/// Exact bounds of a multilinear expression (no symbol squared): an affine
-/// function of each symbol takes its extremes at the ends of the symbol's
-/// range, so the extremes over the box are at its corners. Without this,
-/// 4*B*S-4*B (the flattened [B,S-1,4]) would seem negative for B, S >= 1.
-/// nullopt when the expression is not multilinear, uses too many symbols
-/// for the 2^n corners, or overflows at a corner.
-static std::optional<Interval>
-cornerBounds(llvm::ArrayRef<ShapeExpr::Term> terms,
-             llvm::ArrayRef<uint32_t> ids,
-             llvm::ArrayRef<Interval> symbolRanges) {
-  constexpr size_t kMaxCornerSymbols = 10;
-  if (ids.size() > kMaxCornerSymbols)
+/// Exact bounds of a multilinear expression (no atom squared) in
+/// independent atoms: an affine function of each atom takes its extremes at
+/// the ends of the atom's range, so the extremes over the box are at its
+/// corners. Without this, 4*B*S-4*B (the flattened [B,S-1,4]) would seem
+/// negative for B, S >= 1. (Atoms that depend on each other, like S and
+/// S//2, only make the box larger: the bounds stay sound.) nullopt when the
+/// expression is not multilinear, uses too many atoms for the 2^n corners,
+/// or overflows at a corner.
+std::optional<Interval>
+BoundsComputer::corners(const ShapeExpr &expr, llvm::ArrayRef<ShapeAtom> atoms,
+                        llvm::ArrayRef<Interval> ranges) {
+  constexpr size_t kMaxCornerAtoms = 10;
+  if (atoms.size() > kMaxCornerAtoms)
     return std::nullopt;
-  for (const ShapeExpr::Term &term : terms)
-    if (std::adjacent_find(term.symbols.begin(), term.symbols.end()) !=
-        term.symbols.end())
+  for (const ShapeExpr::Term &term : expr.terms())
+    if (std::adjacent_find(term.atoms.begin(), term.atoms.end()) !=
+        term.atoms.end())
       return std::nullopt; // S*S: not affine in S
-  uint32_t maxId = ids.empty() ? 0 : ids.back();
-  if (!ids.empty() && maxId >= symbolRanges.size())
-    return std::nullopt;
-  std::vector<int64_t> values(ids.empty() ? 0 : maxId + 1, 0);
   std::optional<Interval> result;
-  for (uint64_t corner = 0; corner < (uint64_t(1) << ids.size()); ++corner) {
-    for (size_t i = 0; i < ids.size(); ++i)
-      values[ids[i]] = (corner >> i) & 1 ? symbolRanges[ids[i]].max
-                                         : symbolRanges[ids[i]].min;
+  for (uint64_t corner = 0; corner < (uint64_t(1) << atoms.size()); ++corner) {
     int64_t sum = 0;
-    for (const ShapeExpr::Term &term : terms) {
+    for (const ShapeExpr::Term &term : expr.terms()) {
       int64_t product = term.coeff;
-      for (uint32_t id : term.symbols)
-        if (__builtin_mul_overflow(product, values[id], &product))
+      for (const ShapeAtom &atom : term.atoms) {
+        size_t i = llvm::lower_bound(atoms, atom) - atoms.begin();
+        int64_t value = (corner >> i) & 1 ? ranges[i].max : ranges[i].min;
+        if (__builtin_mul_overflow(product, value, &product))
           return std::nullopt;
+      }
       if (__builtin_add_overflow(sum, product, &sum))
         return std::nullopt;
     }
@@ -287,24 +671,96 @@ cornerBounds(llvm::ArrayRef<ShapeExpr::Term> terms,
   return result;
 }
 
-Interval ShapeExpr::bounds(llvm::ArrayRef<Interval> symbolRanges) const {
-  if (auto exact = cornerBounds(termList, symbols(), symbolRanges))
-    return *exact;
+Interval BoundsComputer::termwise(const ShapeExpr &expr,
+                                  llvm::ArrayRef<ShapeAtom> atoms,
+                                  llvm::ArrayRef<Interval> ranges) {
   Interval total{0, 0};
-  for (const Term &term : termList) {
-    // Symbols are non-negative, so a monomial is monotonic in each symbol.
-    int64_t lo = 1, hi = 1;
-    for (uint32_t id : term.symbols) {
-      Interval range = id < symbolRanges.size() ? symbolRanges[id]
-                                                : Interval{0, kInt64Max};
-      lo = saturatingMul(lo, range.min);
-      hi = saturatingMul(hi, range.max);
-    }
-    int64_t a = saturatingMul(term.coeff, lo), b = saturatingMul(term.coeff, hi);
-    total.min = saturatingAdd(total.min, std::min(a, b));
-    total.max = saturatingAdd(total.max, std::max(a, b));
+  for (const ShapeExpr::Term &term : expr.terms()) {
+    Interval product{term.coeff, term.coeff};
+    for (const ShapeAtom &atom : term.atoms)
+      product =
+          mul(product, ranges[llvm::lower_bound(atoms, atom) - atoms.begin()]);
+    total = {add(total.min, product.min), add(total.max, product.max)};
   }
   return total;
+}
+
+Interval BoundsComputer::of(const ShapeExpr &expr) {
+  std::vector<ShapeAtom> atoms;
+  for (const ShapeExpr::Term &term : expr.terms())
+    atoms.insert(atoms.end(), term.atoms.begin(), term.atoms.end());
+  llvm::sort(atoms);
+  atoms.erase(std::unique(atoms.begin(), atoms.end()), atoms.end());
+  std::vector<Interval> ranges;
+  for (const ShapeAtom &atom : atoms)
+    ranges.push_back(ofAtom(atom));
+  if (auto exact = corners(expr, atoms, ranges))
+    return *exact;
+  return termwise(expr, atoms, ranges);
+}
+
+Interval ShapeExpr::bounds(llvm::ArrayRef<Interval> symbolRanges) const {
+  return BoundsComputer(symbolRanges).of(*this);
+}
+
+std::optional<Interval>
+ShapeExpr::checkedBounds(llvm::ArrayRef<Interval> symbolRanges) const {
+  BoundsComputer computer(symbolRanges);
+  Interval result = computer.of(*this);
+  if (computer.overflowed)
+    return std::nullopt;
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Printing
+//===----------------------------------------------------------------------===//
+
+static std::string symbolName(llvm::ArrayRef<std::string> names, uint32_t id) {
+  return id < names.size() ? names[id] : ("$" + std::to_string(id));
+}
+
+static std::string divisionString(const ShapeAtom &atom,
+                                  llvm::ArrayRef<std::string> names) {
+  std::string operand = atom.operand->toString(names);
+  if (!atom.operand->getSingleSymbol()) // not a plain symbol name
+    operand = "(" + operand + ")";
+  return operand + (atom.kind == ShapeAtom::Kind::FloorDiv ? "//" : "%") +
+         std::to_string(atom.divisor);
+}
+
+/// One term without its sign: "3*B*T/16", "S", "(S+7)//8", "2*(S%4)".
+static std::string termString(const ShapeExpr::Term &term,
+                              llvm::ArrayRef<std::string> names,
+                              bool negative) {
+  llvm::SmallVector<int64_t, 2> divisors;
+  int64_t coeff = ShapeExpr::reduceTerm(term, divisors);
+  std::string magnitudeText = std::to_string(magnitude(coeff));
+  // The product of the remaining divisors; if it overflows, each symbol is
+  // divided where it occurs ("B/8*T/4"), which parses back the same.
+  int64_t denominator = 1;
+  bool perSymbol = false;
+  for (int64_t d : divisors)
+    perSymbol |= __builtin_mul_overflow(denominator, d, &denominator);
+  bool bare = term.atoms.size() == 1 && magnitudeText == "1" && !negative &&
+              denominator == 1;
+  bool printCoeff = term.atoms.empty() || magnitudeText != "1";
+  std::string out = printCoeff ? magnitudeText : std::string();
+  for (size_t i = 0; i < term.atoms.size(); ++i) {
+    const ShapeAtom &atom = term.atoms[i];
+    if (!out.empty())
+      out += '*';
+    if (atom.kind == ShapeAtom::Kind::Symbol)
+      out += symbolName(names, atom.symbol);
+    else
+      out += bare ? divisionString(atom, names)
+                  : "(" + divisionString(atom, names) + ")";
+    if (perSymbol && divisors[i] != 1)
+      out += "/" + std::to_string(divisors[i]);
+  }
+  if (!perSymbol && denominator != 1)
+    out += "/" + std::to_string(denominator);
+  return out;
 }
 
 std::string ShapeExpr::toString(llvm::ArrayRef<std::string> names) const {
@@ -312,25 +768,10 @@ std::string ShapeExpr::toString(llvm::ArrayRef<std::string> names) const {
     return "0";
   std::string out;
   for (size_t i = 0; i < termList.size(); ++i) {
-    const Term &term = termList[i];
-    int64_t coeff = term.coeff;
-    if (i != 0) {
-      out += coeff < 0 ? '-' : '+';
-    } else if (coeff < 0) {
-      out += '-';
-    }
-    // Print the magnitude; INT64_MIN cannot be negated, print it verbatim.
-    std::string magnitude = coeff == kInt64Min ? std::to_string(coeff).substr(1)
-                                               : std::to_string(std::abs(coeff));
-    bool printCoeff = term.symbols.empty() || magnitude != "1";
-    if (printCoeff)
-      out += magnitude;
-    for (size_t j = 0; j < term.symbols.size(); ++j) {
-      if (printCoeff || j != 0)
-        out += '*';
-      uint32_t id = term.symbols[j];
-      out += id < names.size() ? names[id] : ("$" + std::to_string(id));
-    }
+    bool negative = termList[i].coeff < 0;
+    if (i != 0 || negative)
+      out += negative ? '-' : '+';
+    out += termString(termList[i], names, negative);
   }
   return out;
 }
@@ -339,7 +780,7 @@ bool ShapeExpr::operator<(const ShapeExpr &o) const {
   return std::lexicographical_compare(
       termList.begin(), termList.end(), o.termList.begin(), o.termList.end(),
       [](const Term &a, const Term &b) {
-        if (a.symbols != b.symbols)
+        if (a.atoms != b.atoms)
           return termLess(a, b);
         return a.coeff < b.coeff;
       });
@@ -356,16 +797,24 @@ std::string txc::shapeToString(const Shape &shape,
   return out + "]";
 }
 
+std::string txc::suggestMultipleOf(llvm::StringRef symbolName,
+                                   int64_t multipleOf) {
+  std::string m = std::to_string(multipleOf);
+  return "declare symbol " + symbolName.str() + " with \"multiple_of\": " + m +
+         ", or write " + symbolName.str() + " as " + m +
+         "*G with a new symbol G";
+}
+
 //===----------------------------------------------------------------------===//
-// Parser: expr := term (('+'|'-') term)* ; term := factor ('*' factor)* ;
+// Parser: expr := term (('+'|'-') term)* ;
+//         term := factor (('*'|'/'|'//'|'%') factor)* ;
 //         factor := INT | NAME | '(' expr ')' | '-' factor
 //===----------------------------------------------------------------------===//
 
 namespace {
 class ExprParser {
 public:
-  ExprParser(llvm::StringRef text,
-             llvm::function_ref<std::optional<uint32_t>(llvm::StringRef)> lookup)
+  ExprParser(llvm::StringRef text, SymbolLookup lookup)
       : text(text), lookup(lookup) {}
 
   std::optional<ShapeExpr> parseAll() {
@@ -383,6 +832,7 @@ public:
 
 private:
   static constexpr unsigned kMaxNesting = 32;
+  enum class Op { Mul, Div, FloorDiv, Mod };
 
   std::nullopt_t fail(const std::string &message) { return failAt(pos, message); }
   std::nullopt_t failAt(size_t offset, const std::string &message) {
@@ -404,6 +854,18 @@ private:
     }
     return false;
   }
+  std::optional<Op> consumeMulOp() {
+    skipSpace();
+    if (text.substr(pos).starts_with("//")) {
+      pos += 2;
+      return Op::FloorDiv;
+    }
+    for (auto [c, op] : {std::pair{'*', Op::Mul}, std::pair{'/', Op::Div},
+                         std::pair{'%', Op::Mod}})
+      if (consume(c))
+        return op;
+    return std::nullopt;
+  }
 
   std::optional<ShapeExpr> parseExpr() {
     auto lhs = parseTerm();
@@ -424,20 +886,79 @@ private:
   }
 
   std::optional<ShapeExpr> parseTerm() {
+    skipSpace();
+    size_t start = pos;
     auto lhs = parseFactor();
     while (lhs) {
       skipSpace();
       size_t opPos = pos;
-      if (!consume('*'))
+      std::optional<Op> op = consumeMulOp();
+      if (!op)
         break;
+      skipSpace();
+      size_t rhsPos = pos;
       auto rhs = parseFactor();
       if (!rhs)
         return std::nullopt;
-      lhs = ShapeExpr::mul(*lhs, *rhs);
-      if (!lhs)
-        return failAt(opPos, "integer overflow in the expression");
+      if (*op == Op::Mul) {
+        lhs = ShapeExpr::mul(*lhs, *rhs);
+        if (!lhs)
+          return failAt(opPos, "integer overflow in the expression");
+        continue;
+      }
+      lhs = divide(*op, *lhs, *rhs, text.slice(start, opPos).rtrim(), opPos,
+                   rhsPos);
     }
     return lhs;
+  }
+
+  /// lhs / rhs, lhs // rhs or lhs % rhs; `dividend` is lhs as written.
+  std::optional<ShapeExpr> divide(Op op, const ShapeExpr &lhs,
+                                  const ShapeExpr &rhs,
+                                  llvm::StringRef dividend, size_t opPos,
+                                  size_t rhsPos) {
+    llvm::StringRef opText = op == Op::Div        ? "/"
+                             : op == Op::FloorDiv ? "//"
+                                                  : "%";
+    std::optional<int64_t> divisor = rhs.getConstant();
+    if (!divisor)
+      return failAt(rhsPos, "the divisor of '" + opText.str() +
+                                "' must be an integer constant");
+    if (*divisor <= 0)
+      return failAt(rhsPos, "the divisor of '" + opText.str() +
+                                "' must be positive, not " +
+                                std::to_string(*divisor));
+    if (op == Op::Div) {
+      if (auto quotient = lhs.divExact(*divisor))
+        return quotient;
+      return failAt(opPos, notDivisible(lhs, dividend, *divisor));
+    }
+    auto result = op == Op::FloorDiv ? ShapeExpr::floorDiv(lhs, *divisor)
+                                     : ShapeExpr::mod(lhs, *divisor);
+    if (!result)
+      return failAt(opPos, "integer overflow in the expression");
+    return result;
+  }
+
+  /// Why `dividend / divisor` is rejected, and what to declare instead.
+  std::string notDivisible(const ShapeExpr &lhs, llvm::StringRef dividend,
+                           int64_t divisor) const {
+    std::string d = std::to_string(divisor);
+    std::string message = "'" + dividend.str() + "' is not a multiple of " + d +
+                          " for every value of its symbols; ";
+    if (auto needed = lhs.multipleNeededFor(divisor))
+      return message +
+             suggestMultipleOf(nameOf(needed->id), needed->multipleOf) +
+             ", or round down with '//'";
+    return message + "declare the symbols' multiple_of so that every term "
+                     "is one, or round down with '//'";
+  }
+
+  std::string nameOf(uint32_t id) const {
+    for (const auto &[name, seen] : names)
+      if (seen == id)
+        return name;
+    return "$" + std::to_string(id);
   }
 
   std::optional<ShapeExpr> parseFactor() {
@@ -446,8 +967,14 @@ private:
       return fail("expected a number, a symbol or '('");
     char c = text[pos];
     if (c == '-') {
+      // Negation nests like a parenthesis: a recursion per sign, so a dim
+      // of a million '-' (a manifest's dims have no length limit) would
+      // overflow the stack.
+      if (++depth > kMaxNesting)
+        return fail("expression nested too deeply");
       size_t opPos = pos++;
       auto operand = parseFactor();
+      --depth;
       if (!operand)
         return std::nullopt;
       auto negated = ShapeExpr::sub(ShapeExpr(), *operand);
@@ -483,27 +1010,30 @@ private:
       while (pos < text.size() && (llvm::isAlnum(text[pos]) || text[pos] == '_'))
         ++pos;
       llvm::StringRef name = text.substr(start, pos - start);
-      std::optional<uint32_t> id = lookup(name);
-      if (!id) {
+      std::optional<SymbolRef> symbol = lookup(name);
+      if (!symbol) {
         pos = start;
         return fail("unknown symbol '" + name.str() + "'");
       }
-      return ShapeExpr::symbol(*id);
+      names.emplace_back(name.str(), symbol->id);
+      return ShapeExpr::symbol(*symbol);
     }
     return fail("unexpected '" + text.substr(pos, 1).str() + "'");
   }
 
   llvm::StringRef text;
-  llvm::function_ref<std::optional<uint32_t>(llvm::StringRef)> lookup;
+  SymbolLookup lookup;
   size_t pos = 0;
   unsigned depth = 0;
+  /// The symbols seen so far, for messages.
+  std::vector<std::pair<std::string, uint32_t>> names;
 };
 } // namespace
 
-std::optional<ShapeExpr> ShapeExpr::parse(
-    llvm::StringRef text,
-    llvm::function_ref<std::optional<uint32_t>(llvm::StringRef)> lookup,
-    std::string &error, size_t &errorOffset) {
+std::optional<ShapeExpr> ShapeExpr::parse(llvm::StringRef text,
+                                          SymbolLookup lookup,
+                                          std::string &error,
+                                          size_t &errorOffset) {
   ExprParser parser(text, lookup);
   auto result = parser.parseAll();
   if (!result) {

@@ -3,6 +3,9 @@
 #include "txc/Support/SourceFile.h"
 #include "txc/Support/Version.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ConvertUTF.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -56,6 +59,16 @@ static int categoryRank(DiagCategory category) {
     return 8;
   }
   return 0;
+}
+
+Diagnostic &Diagnostic::addNote(const llvm::Twine &text) {
+  Diagnostic note;
+  note.severity = Severity::Note;
+  note.category = category;
+  note.id = id;
+  note.message = text.str();
+  notes.push_back(std::move(note));
+  return *this;
 }
 
 void DiagnosticEngine::addSourceFile(std::shared_ptr<const SourceFile> file) {
@@ -128,35 +141,194 @@ static llvm::StringRef severityName(Severity severity) {
   return "error";
 }
 
+std::string txc::nearestName(llvm::StringRef word,
+                             const std::vector<std::string> &candidates) {
+  std::string best;
+  unsigned bestDistance = unsigned(std::min<size_t>(
+      std::max<size_t>(1, word.size() / 3) + 1, word.size()));
+  for (const std::string &candidate : candidates) {
+    unsigned distance =
+        word.equals_insensitive(candidate)
+            ? 0
+            : word.edit_distance(candidate, /*AllowReplacements=*/true,
+                                 bestDistance);
+    if (distance < bestDistance) {
+      bestDistance = distance;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+std::string txc::didYouMean(llvm::StringRef word,
+                            const std::vector<std::string> &candidates) {
+  std::string best = nearestName(word, candidates);
+  return best.empty() ? "" : " (did you mean '" + best + "'?)";
+}
+
+//===----------------------------------------------------------------------===//
+// Untrusted text on a terminal
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Quoted values longer than this are cut to kShownValueBytes.
+constexpr size_t kMaxValueBytes = 256;
+constexpr size_t kShownValueBytes = 64;
+/// A longer message (after its values were cut) is cut here.
+constexpr size_t kMaxMessageBytes = 4096;
+constexpr llvm::StringLiteral kEllipsis = "\u2026";
+} // namespace
+
+/// Code points a terminal acts on instead of showing: C1 controls (U+009B
+/// is CSI), line and paragraph separators, and the bidirectional embeddings,
+/// overrides and isolates that reorder what follows them.
+static bool isInvisibleControl(llvm::UTF32 c) {
+  return (c >= 0x80 && c <= 0x9F) || c == 0x2028 || c == 0x2029 ||
+         (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+}
+
+std::string txc::escapeForTerminal(llvm::StringRef text) {
+  std::string out;
+  out.reserve(text.size());
+  auto hexEscape = [&](const char *prefix, unsigned value, unsigned digits) {
+    out += prefix;
+    out += llvm::utohexstr(value, /*LowerCase=*/true, digits);
+  };
+  for (size_t i = 0; i < text.size();) {
+    uint8_t byte = uint8_t(text[i]);
+    if (byte < 0x80) {
+      if (byte == '\n')
+        out += "\\n";
+      else if (byte == '\r')
+        out += "\\r";
+      else if ((byte < 0x20 && byte != '\t') || byte == 0x7F)
+        hexEscape("\\x", byte, 2);
+      else
+        out += char(byte);
+      ++i;
+      continue;
+    }
+    const auto *begin = reinterpret_cast<const llvm::UTF8 *>(text.data() + i);
+    const auto *end = reinterpret_cast<const llvm::UTF8 *>(text.end());
+    const llvm::UTF8 *next = begin;
+    llvm::UTF32 codePoint;
+    if (llvm::convertUTF8Sequence(&next, end, &codePoint,
+                                  llvm::strictConversion) != llvm::conversionOK) {
+      hexEscape("\\x", byte, 2); // not UTF-8: one byte at a time
+      ++i;
+      continue;
+    }
+    size_t length = size_t(next - begin);
+    if (isInvisibleControl(codePoint))
+      hexEscape("\\u", codePoint, 4);
+    else
+      out.append(text.data() + i, length);
+    i += length;
+  }
+  return out;
+}
+
+/// The first `bytes` bytes of `text`, not cutting a UTF-8 sequence.
+static llvm::StringRef prefixOf(llvm::StringRef text, size_t bytes) {
+  if (bytes >= text.size())
+    return text;
+  while (bytes > 0 && (uint8_t(text[bytes]) & 0xC0) == 0x80)
+    --bytes;
+  return text.take_front(bytes);
+}
+
+static std::string lengthNote(size_t bytes) {
+  return " (" + std::to_string(bytes) + " bytes)";
+}
+
+std::string txc::printableValue(llvm::StringRef value) {
+  if (value.size() <= kMaxValueBytes)
+    return escapeForTerminal(value);
+  return escapeForTerminal(prefixOf(value, kShownValueBytes)) +
+         kEllipsis.str() + lengthNote(value.size());
+}
+
+static bool isWordChar(char c) { return llvm::isAlnum(c) || c == '_'; }
+
+/// `message` with each quoted value longer than kMaxValueBytes cut. A value
+/// opens with a quote that does not follow a letter, digit or '_' and
+/// closes at the first quote that no such character follows, so that
+/// quotes inside a name (`'it's'`) do not end it.
+static std::string shortenQuotedValues(llvm::StringRef message) {
+  std::string out;
+  size_t copied = 0;
+  for (size_t open = message.find('\''); open != llvm::StringRef::npos;
+       open = message.find('\'', open + 1)) {
+    if (open > 0 && isWordChar(message[open - 1]))
+      continue;
+    size_t close = open + 1;
+    while (close < message.size() &&
+           !(message[close] == '\'' &&
+             (close + 1 == message.size() || !isWordChar(message[close + 1]))))
+      ++close;
+    if (close == message.size())
+      break;
+    llvm::StringRef value = message.slice(open + 1, close);
+    if (value.size() > kMaxValueBytes) {
+      out += message.slice(copied, open + 1);
+      out += prefixOf(value, kShownValueBytes);
+      out += kEllipsis;
+      out += '\'';
+      out += lengthNote(value.size());
+      copied = close + 1;
+    }
+    open = close;
+  }
+  out += message.substr(copied);
+  return out;
+}
+
+std::string txc::printableMessage(llvm::StringRef message) {
+  std::string shortened = shortenQuotedValues(message);
+  if (shortened.size() > kMaxMessageBytes)
+    shortened = prefixOf(shortened, kMaxMessageBytes).str() + kEllipsis.str() +
+                " (a message of " + std::to_string(message.size()) +
+                " bytes)";
+  return escapeForTerminal(shortened);
+}
+
+/// Quotes a source line with a caret under `column`, as compilers do.
+static void printSourceLine(llvm::raw_ostream &os, llvm::StringRef line,
+                            uint32_t column) {
+  // Columns count bytes; the caret line has one space per character on
+  // screen: an escape takes as many as it has, a UTF-8 continuation byte
+  // none.
+  std::string before =
+      escapeForTerminal(line.take_front(column ? column - 1 : 0));
+  os << "  " << escapeForTerminal(line) << "\n  ";
+  for (char c : before) {
+    if (c == '\t')
+      os << '\t';
+    else if ((uint8_t(c) & 0xC0) != 0x80)
+      os << ' ';
+  }
+  os << "^\n";
+}
+
 void DiagnosticEngine::printOneText(llvm::raw_ostream &os,
                                     const Diagnostic &diag) const {
+  // Everything but txc's own words may come from the program, a manifest or
+  // the command line: escaped, and long values cut.
   if (!diag.file.empty()) {
-    os << diag.file;
+    os << escapeForTerminal(diag.file);
     if (diag.loc.isKnown())
       os << ':' << diag.loc.line << ':' << diag.loc.column;
     os << ": ";
   }
-  os << severityName(diag.severity) << ": " << diag.message;
+  os << severityName(diag.severity) << ": " << printableMessage(diag.message);
   if (!diag.loc.pointer.empty())
-    os << " [at " << diag.loc.pointer << "]";
+    os << " [at " << printableValue(diag.loc.pointer) << "]";
   os << '\n';
-  // Quote the line with a caret, as compilers do, when the text is known.
   if (const SourceFile *source = findSource(diag.file);
       source && diag.loc.isKnown()) {
     llvm::StringRef line = source->lineText(diag.loc.line);
-    if (line.size() <= 200) {
-      // Columns count bytes; the caret line has one space per character
-      // (UTF-8 continuation bytes take no column on screen).
-      os << "  " << line << "\n  ";
-      for (uint32_t i = 1; i < diag.loc.column && i <= line.size(); ++i) {
-        char c = line[i - 1];
-        if (c == '\t')
-          os << '\t';
-        else if ((uint8_t(c) & 0xC0) != 0x80)
-          os << ' ';
-      }
-      os << "^\n";
-    }
+    if (line.size() <= 200)
+      printSourceLine(os, line, diag.loc.column);
   }
   for (const Diagnostic &note : diag.notes)
     printOneText(os, note);

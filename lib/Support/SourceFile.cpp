@@ -1,8 +1,7 @@
 //===- SourceFile.cpp -----------------------------------------------------===//
 #include "txc/Support/SourceFile.h"
 
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "txc/Support/InputFiles.h"
 
 #include <algorithm>
 
@@ -18,33 +17,14 @@ SourceFile::SourceFile(std::string displayName, std::string contents)
 
 llvm::Expected<std::shared_ptr<SourceFile>>
 SourceFile::read(llvm::StringRef path, uint64_t maxBytes) {
-  llvm::sys::fs::file_status status;
-  if (std::error_code ec = llvm::sys::fs::status(path, status))
-    return llvm::createStringError(ec, "cannot open '%s': %s",
-                                   path.str().c_str(), ec.message().c_str());
-  if (llvm::sys::fs::is_directory(status))
-    return llvm::createStringError(
-        std::make_error_code(std::errc::is_a_directory),
-        "cannot read '%s': it is a directory", path.str().c_str());
-  if (status.getSize() > maxBytes)
-    return llvm::createStringError(
-        std::make_error_code(std::errc::file_too_large),
-        "'%s' is %llu bytes, over the limit of %llu bytes", path.str().c_str(),
-        (unsigned long long)status.getSize(), (unsigned long long)maxBytes);
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return llvm::createStringError(buffer.getError(), "cannot read '%s': %s",
-                                   path.str().c_str(),
-                                   buffer.getError().message().c_str());
-  // The size is checked again: the file may have grown since stat().
-  if ((*buffer)->getBufferSize() > maxBytes)
-    return llvm::createStringError(
-        std::make_error_code(std::errc::file_too_large),
-        "'%s' is over the limit of %llu bytes", path.str().c_str(),
-        (unsigned long long)maxBytes);
-  return std::make_shared<SourceFile>(path.str(),
-                                      (*buffer)->getBuffer().str());
+  InputPolicy policy;
+  policy.maxBytes = maxBytes;
+  policy.allowStdin = true;
+  auto bytes = readInputFile(path, policy);
+  if (!bytes)
+    return bytes.takeError();
+  return std::make_shared<SourceFile>(inputDisplayName(path).str(),
+                                      std::move(*bytes));
 }
 
 /// A UTF-8 byte order mark is not part of the first line's text: editors do

@@ -261,20 +261,51 @@ void EntryPointEmitter::failWith(IRBuilder<> &b, FailExit &exit, Value *failed,
   b.SetInsertPoint(next);
 }
 
+namespace {
+/// ShapeExpr::fold operations in LLVM IR, with the semantics of
+/// evaluateGuards (Contract.cpp): sums and products wrap in `type` (i64 or
+/// i128; no nsw: an expanded polynomial may have intermediate terms that
+/// wrap although the value itself is in range, e.g. S*T-S near 2^47);
+/// divisions are done on i64 (their operands fit, as the verifier proved,
+/// and an i128 division would be a call to __divti3).
+struct IRExprOps {
+  IRBuilder<> &b;
+  ArrayRef<Value *> symbols; ///< i64 values
+  Type *type;
+
+  Value *constant(int64_t value) { return ConstantInt::get(type, value, true); }
+  Value *symbol(uint32_t id) { return b.CreateSExt(symbols[id], type); }
+  Value *add(Value *x, Value *y) { return b.CreateAdd(x, y); }
+  Value *mul(Value *x, Value *y) { return b.CreateMul(x, y); }
+  Value *exactDiv(Value *x, int64_t d) {
+    return widen(b.CreateSDiv(narrow(x), b.getInt64(d)));
+  }
+  Value *floorDiv(Value *x, int64_t d) {
+    // floor(x/d) for d > 0: the truncated quotient, minus 1 when the
+    // remainder is negative.
+    Value *narrowed = narrow(x);
+    Value *quotient = b.CreateSDiv(narrowed, b.getInt64(d));
+    Value *negative =
+        b.CreateICmpSLT(b.CreateSRem(narrowed, b.getInt64(d)), b.getInt64(0));
+    return widen(b.CreateSub(quotient, b.CreateZExt(negative, b.getInt64Ty())));
+  }
+  Value *mod(Value *x, int64_t d) {
+    Value *remainder = b.CreateSRem(narrow(x), b.getInt64(d));
+    Value *negative = b.CreateICmpSLT(remainder, b.getInt64(0));
+    return widen(b.CreateSelect(negative, b.CreateAdd(remainder, b.getInt64(d)),
+                                remainder));
+  }
+  Value *narrow(Value *x) { return b.CreateTrunc(x, b.getInt64Ty()); }
+  Value *widen(Value *x) { return b.CreateSExt(x, type); }
+};
+} // namespace
+
 Value *EntryPointEmitter::evaluate(IRBuilder<> &b, const ShapeExpr &expr,
                                    ArrayRef<Value *> symbols, Type *type) {
-  // Only called once the symbols were checked against their ranges, where
-  // the verifier proved that no dim or size overflows.
-  Value *sum = ConstantInt::get(type, 0);
-  for (const ShapeExpr::Term &term : expr.terms()) {
-    Value *product = ConstantInt::get(type, term.coeff, true);
-    // No nsw: an expanded polynomial may have intermediate terms that wrap
-    // although the value itself is in range (e.g. S*T-S near 2^47).
-    for (uint32_t id : term.symbols)
-      product = b.CreateMul(product, b.CreateSExt(symbols[id], type));
-    sum = b.CreateAdd(sum, product);
-  }
-  return sum;
+  // Only called once the symbols were checked against their ranges and
+  // multiples, where the verifier proved that no dim or size overflows.
+  IRExprOps ops{b, symbols, type};
+  return expr.fold(ops);
 }
 
 void EntryPointEmitter::emitGuards(IRBuilder<> &b, GuardSink &exit,
@@ -736,8 +767,8 @@ void EntryPointEmitter::emitRunWithWeights(StringRef name,
 }
 
 static SmallVector<int32_t> workspaceStatusIds(WorkspaceCheck check) {
-  return {kWorkspaceStatusCode, -1, int32_t(TensorSide::None), -1,
-          int32_t(check),       -1};
+  return {int32_t(StatusCode::Workspace), -1, int32_t(TensorSide::None), -1,
+          int32_t(check), -1};
 }
 
 void EntryPointEmitter::emitWorkspaceChecks(IRBuilder<> &b, FailExit &exit,
@@ -785,8 +816,8 @@ void EntryPointEmitter::emitWeightsChecks(IRBuilder<> &b, FailExit &exit,
                                           Value *blob, Value *blobSize) {
   auto ids = [&](WeightsCheck check) {
     return SmallVector<int32_t>{
-        kWeightsStatusCode, -1, int32_t(TensorSide::None), -1,
-        int32_t(check),     -1};
+        int32_t(StatusCode::Weights), -1, int32_t(TensorSide::None), -1,
+        int32_t(check), -1};
   };
   // Before anything is read: a usable pointer...
   Value *address = b.CreatePtrToInt(blob, i64, "weights_address");
@@ -841,7 +872,13 @@ struct PrintfMessage {
   std::vector<std::string> fields;
 };
 
-PrintfMessage toPrintf(const Guard &guard) {
+bool mentionsDType(const Guard &guard) {
+  return llvm::StringRef(guard.message).contains("{actual_dtype}");
+}
+
+/// {actual_dtype} becomes a %s of the dtype's name, or (`dtypeKnown`
+/// false) "dtype code %lld" of actual: the two forms of dtypeCodeText.
+PrintfMessage toPrintf(const Guard &guard, bool dtypeKnown) {
   PrintfMessage result;
   std::string text = guard.message + " [guard " + std::to_string(guard.id) +
                      ": " + guard.expression + "]";
@@ -857,7 +894,13 @@ PrintfMessage toPrintf(const Guard &guard) {
       break;
     size_t close = rest.find('}', open);
     std::string field = rest.slice(open + 1, close).str();
-    result.format += field == "other" ? "%s" : "%lld";
+    if (field == "actual_dtype" && !dtypeKnown) {
+      result.format += "dtype code %lld";
+      field = "actual";
+    } else {
+      result.format += field == "other" || field == "actual_dtype" ? "%s"
+                                                                  : "%lld";
+    }
     result.fields.push_back(field);
     rest = rest.substr(close + 1);
   }
@@ -909,13 +952,18 @@ void EntryPointEmitter::emitErrorMessage() {
     IRBuilder<> cb(byCode);
     BasicBlock *unknown = BasicBlock::Create(context, "unknown_code", function);
     SwitchInst *codes = cb.CreateSwitch(code, unknown);
-    for (StatusCode sc : kAllStatusCodes) {
+    auto genericMessage = [](StatusCode code) {
+      CallStatus generic;
+      generic.code = code;
+      return genericStatusMessage(generic);
+    };
+    for (const StatusCodeInfo &info : kStatusCodes) {
+      if (info.scope != StatusCodeScope::Guards)
+        continue;
       BasicBlock *block = BasicBlock::Create(context, "code", function);
       IRBuilder<> kb(block);
-      CallStatus generic;
-      generic.code = sc;
-      print(kb, genericStatusMessage(generic), {});
-      codes->addCase(cast<ConstantInt>(c32(int32_t(sc))), block);
+      print(kb, genericMessage(info.code), {});
+      codes->addCase(cast<ConstantInt>(c32(int32_t(info.code))), block);
     }
     // The checks before the guards (weights blob, workspace): which one
     // failed is in dim.
@@ -924,11 +972,10 @@ void EntryPointEmitter::emitErrorMessage() {
       StringRef format;
       SmallVector<Value *, 2> args;
     };
-    auto byCheck = [&](int32_t statusCode, StringRef name,
-                       ArrayRef<CheckMessage> messages,
-                       const std::string &fallback) {
+    auto byCheck = [&](StatusCode statusCode, StringRef name,
+                       ArrayRef<CheckMessage> messages) {
       BasicBlock *block = BasicBlock::Create(context, name, function);
-      codes->addCase(cast<ConstantInt>(c32(statusCode)), block);
+      codes->addCase(cast<ConstantInt>(c32(int32_t(statusCode))), block);
       IRBuilder<> wb(block);
       Value *check = load(wb, i32, status, AbiLayout::kStatusDim, "check");
       BasicBlock *other = BasicBlock::Create(context, name, function);
@@ -940,10 +987,10 @@ void EntryPointEmitter::emitErrorMessage() {
         checks->addCase(cast<ConstantInt>(c32(message.check)), at);
       }
       IRBuilder<> ob(other);
-      print(ob, "error " + std::to_string(statusCode) + ": " + fallback, {});
+      print(ob, genericMessage(statusCode), {});
     };
     if (weights && weights->mode == WeightsMode::External)
-      byCheck(kWeightsStatusCode, "weights",
+      byCheck(StatusCode::Weights, "weights",
               {{int32_t(WeightsCheck::Pointer),
                 "the weights pointer must be non-NULL and aligned to %lld "
                 "bytes, got address %#llx [weights pointer]",
@@ -956,10 +1003,9 @@ void EntryPointEmitter::emitErrorMessage() {
                 "the weights blob does not match this object: its header "
                 "(magic, version, size or fingerprint) differs; expected "
                 "fingerprint %#llx, found %#llx [weights marker]",
-                {fields[0], fields[2]}}},
-              "the weights blob does not match this object");
+                {fields[0], fields[2]}}});
     if (workspaceBytes)
-      byCheck(kWorkspaceStatusCode, "workspace",
+      byCheck(StatusCode::Workspace, "workspace",
               {{int32_t(WorkspaceCheck::Pointer),
                 "the workspace pointer must be non-NULL and aligned to %lld "
                 "bytes, got address %#llx [workspace pointer]",
@@ -971,8 +1017,7 @@ void EntryPointEmitter::emitErrorMessage() {
                {int32_t(WorkspaceCheck::Allocation),
                 "could not allocate the workspace of %lld bytes [workspace "
                 "allocation]",
-                {fields[0]}}},
-              kWorkspaceStatusMeaning.str());
+                {fields[0]}}});
     IRBuilder<> ub(unknown);
     print(ub, "error %d: unknown status code", {code});
   }
@@ -1016,14 +1061,34 @@ void EntryPointEmitter::emitErrorMessage() {
                            at.CreateGlobalStringPtr("another tensor"));
   };
 
-  BasicBlock *byGuard = BasicBlock::Create(context, "by_guard", function);
-  b.CreateCondBr(b.CreateICmpEQ(code, c32(0)), byCode, byGuard);
-  IRBuilder<> gb(byGuard);
-  SwitchInst *guards = gb.CreateSwitch(guardId, byCode);
-  for (const Guard &guard : contract.guards) {
-    BasicBlock *block = BasicBlock::Create(context, "guard", function);
-    IRBuilder<> kb(block);
-    PrintfMessage message = toPrintf(guard);
+  // The {actual_dtype} name of dtype failures: a table indexed by the
+  // code, NULL where a code is no dtype.
+  GlobalVariable *dtypeTable = nullptr;
+  int64_t maxCode = 0;
+  for (DType type : kAllDTypes)
+    maxCode = std::max<int64_t>(maxCode, int64_t(type));
+  ArrayType *dtypeTableType = ArrayType::get(ptr, maxCode + 1);
+  auto dtypeNameValue = [&](IRBuilder<> &at) -> Value * {
+    if (!dtypeTable) {
+      std::vector<Constant *> names(maxCode + 1,
+                                    ConstantPointerNull::get(ptr));
+      for (DType type : kAllDTypes)
+        names[int64_t(type)] = at.CreateGlobalStringPtr(dtypeName(type));
+      dtypeTable = new GlobalVariable(
+          module, dtypeTableType, /*isConstant=*/true,
+          GlobalValue::PrivateLinkage,
+          ConstantArray::get(dtypeTableType, names), "dtype_names");
+    }
+    Value *actual = fields[2];
+    Value *inRange = at.CreateICmpULE(actual, c64(maxCode));
+    Value *slot = at.CreateSelect(inRange, actual, c64(0));
+    Value *name = at.CreateLoad(
+        ptr, at.CreateInBoundsGEP(dtypeTableType, dtypeTable, {c64(0), slot}));
+    return at.CreateSelect(inRange, name, ConstantPointerNull::get(ptr));
+  };
+  auto printGuard = [&](IRBuilder<> &at, const Guard &guard,
+                        Value *dtypeName) {
+    PrintfMessage message = toPrintf(guard, dtypeName != nullptr);
     SmallVector<Value *> args;
     for (const std::string &name : message.fields) {
       if (name == "expected_min")
@@ -1032,11 +1097,35 @@ void EntryPointEmitter::emitErrorMessage() {
         args.push_back(fields[1]);
       else if (name == "actual")
         args.push_back(fields[2]);
+      else if (name == "actual_dtype")
+        args.push_back(dtypeName);
       else
-        args.push_back(otherNameValue(kb));
+        args.push_back(otherNameValue(at));
     }
-    print(kb, message.format, args);
+    print(at, message.format, args);
+  };
+
+  BasicBlock *byGuard = BasicBlock::Create(context, "by_guard", function);
+  b.CreateCondBr(b.CreateICmpEQ(code, c32(0)), byCode, byGuard);
+  IRBuilder<> gb(byGuard);
+  SwitchInst *guards = gb.CreateSwitch(guardId, byCode);
+  for (const Guard &guard : contract.guards) {
+    BasicBlock *block = BasicBlock::Create(context, "guard", function);
     guards->addCase(cast<ConstantInt>(c32(guard.id)), block);
+    IRBuilder<> kb(block);
+    if (!mentionsDType(guard)) {
+      printGuard(kb, guard, nullptr);
+      continue;
+    }
+    // A code that is no dtype has no name: its number is printed.
+    Value *name = dtypeNameValue(kb);
+    BasicBlock *known = BasicBlock::Create(context, "known_dtype", function);
+    BasicBlock *unknown =
+        BasicBlock::Create(context, "unknown_dtype", function);
+    kb.CreateCondBr(kb.CreateIsNull(name), unknown, known);
+    IRBuilder<> knownB(known), unknownB(unknown);
+    printGuard(knownB, guard, name);
+    printGuard(unknownB, guard, nullptr);
   }
 }
 

@@ -187,6 +187,8 @@ std::string txc::emitManifest(const Contract &contract,
                      {"layout", "dense row-major, no strides"},
                      {"workspace_bytes", info.workspaceBytes},
                      {"workspace_alignment", kWorkspaceAlignment}};
+  if (info.imports)
+    manifest["imports"] = *info.imports;
 
   // Where each symbol's value comes from: the guard that defines it.
   json symbols = json::array();
@@ -252,19 +254,14 @@ std::string txc::emitManifest(const Contract &contract,
   }
   manifest["guards"] = std::move(guards);
 
+  // The codes this object can return.
   json codes = json::array();
-  for (StatusCode code : kAllStatusCodes)
-    codes.push_back({{"code", int(code)},
-                     {"name", statusCodeMacro(code).str()},
-                     {"meaning", statusCodeDescription(code).str()}});
-  if (external)
-    codes.push_back({{"code", kWeightsStatusCode},
-                     {"name", kWeightsStatusMacro.str()},
-                     {"meaning", kWeightsStatusMeaning.str()}});
-  if (info.workspaceBytes)
-    codes.push_back({{"code", kWorkspaceStatusCode},
-                     {"name", kWorkspaceStatusMacro.str()},
-                     {"meaning", kWorkspaceStatusMeaning.str()}});
+  for (const StatusCodeInfo &code : kStatusCodes) {
+    if (canReturn(code, external, info.workspaceBytes != 0))
+      codes.push_back({{"code", int(code.code)},
+                       {"name", code.macro.str()},
+                       {"meaning", code.meaning.str()}});
+  }
   manifest["status_codes"] = std::move(codes);
 
   manifest["numerics"] = {

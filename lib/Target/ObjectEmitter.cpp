@@ -1,8 +1,12 @@
 //===- ObjectEmitter.cpp - LLVM IR to object code, in process -------------===//
 #include "txc/Target/ObjectEmitter.h"
+#include "txc/Target/Imports.h"
+
+#include "txc/Support/Diagnostics.h"
 
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -34,34 +38,140 @@ static void initializeTargets() {
   });
 }
 
+char TargetOptionError::ID = 0;
+
+void TargetOptionError::log(llvm::raw_ostream &os) const {
+  os << message;
+  for (const std::string &note : notes)
+    os << "; " << note;
+}
+
+static llvm::Error targetOptionError(const llvm::Twine &message,
+                                     std::vector<std::string> notes = {}) {
+  return llvm::make_error<TargetOptionError>(message.str(), std::move(notes));
+}
+
+/// The ABI (docs/abi.md) has 64-bit sizes and pointers and the entry points
+/// need a C library; txc generates and tests code for these two.
+static const char *const kSupportedArchs[] = {"x86_64", "aarch64"};
+
+static bool isSupportedArch(const llvm::Triple &triple) {
+  return triple.getArch() == llvm::Triple::x86_64 ||
+         triple.getArch() == llvm::Triple::aarch64;
+}
+
+namespace {
+/// A normalized triple and its LLVM target, one txc compiles for.
+struct ResolvedTarget {
+  std::string triple;
+  const llvm::Target *target = nullptr;
+};
+} // namespace
+
+static llvm::Expected<ResolvedTarget> lookupTarget(llvm::StringRef triple) {
+  initializeTargets();
+  ResolvedTarget resolved;
+  resolved.triple =
+      llvm::Triple::normalize(triple.empty() ? llvm::sys::getDefaultTargetTriple()
+                                             : triple);
+  std::string error;
+  resolved.target = llvm::TargetRegistry::lookupTarget(resolved.triple, error);
+  llvm::Triple parsed(resolved.triple);
+  if (!resolved.target || !isSupportedArch(parsed)) {
+    // Most misspellings are of the architecture: suggest the triple with
+    // the closest supported one.
+    auto [arch, rest] = triple.split('-');
+    std::string suggestion = nearestName(
+        arch, {std::begin(kSupportedArchs), std::end(kSupportedArchs)});
+    std::string hint =
+        suggestion.empty() || parsed.getArch() != llvm::Triple::UnknownArch
+            ? ""
+            : " (did you mean '" + suggestion +
+                  (rest.empty() ? "" : "-" + rest.str()) + "'?)";
+    std::vector<std::string> notes = {"--target help lists the targets"};
+    if (!resolved.target)
+      return targetOptionError("unknown target '" + resolved.triple +
+                                   "': " + error + hint,
+                               notes);
+    return targetOptionError(
+        "target '" + resolved.triple +
+            "' is not supported; txc compiles for x86_64 and aarch64 "
+            "(64-bit, with a C library)" + hint,
+        notes);
+  }
+  return resolved;
+}
+
+/// The subtarget tables of a target, from a subtarget of its default CPU:
+/// one created for an unknown CPU prints LLVM's own warning on stderr.
+static std::unique_ptr<const llvm::MCSubtargetInfo>
+subtargetTables(const ResolvedTarget &resolved) {
+  return std::unique_ptr<const llvm::MCSubtargetInfo>(
+      resolved.target->createMCSubtargetInfo(resolved.triple, "", ""));
+}
+
+static std::vector<std::string>
+cpuNames(const llvm::MCSubtargetInfo &tables) {
+  std::vector<std::string> names;
+  for (const llvm::SubtargetSubTypeKV &cpu :
+       tables.getAllProcessorDescriptions())
+    names.push_back(cpu.Key);
+  return names;
+}
+
+static std::vector<std::string>
+featureNames(const llvm::MCSubtargetInfo &tables) {
+  std::vector<std::string> names;
+  for (const llvm::SubtargetFeatureKV &feature :
+       tables.getAllProcessorFeatures())
+    names.push_back(feature.Key);
+  return names;
+}
+
+/// Checks `--features`: a comma-separated list of +name and -name, each a
+/// feature of the target. LLVM would only warn about an unknown one, once
+/// for every subtarget it creates, and ignore it.
+static llvm::Error checkFeatures(llvm::StringRef features,
+                                 const ResolvedTarget &resolved,
+                                 const llvm::MCSubtargetInfo &tables) {
+  std::vector<std::string> valid = featureNames(tables);
+  llvm::SmallVector<llvm::StringRef, 16> items;
+  features.split(items, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef item : items) {
+    item = item.trim();
+    llvm::StringRef sign = item.take_front(1);
+    llvm::StringRef name = item.drop_front(1);
+    if (sign != "+" && sign != "-")
+      return targetOptionError("--features: '" + item +
+                               "' must start with '+' (enable) or '-' "
+                               "(disable)");
+    if (llvm::is_contained(valid, name))
+      continue;
+    std::string nearest = nearestName(name, valid);
+    return targetOptionError(
+        "unknown target feature '" + item + "' in --features for target '" +
+            resolved.triple + "'" +
+            (nearest.empty()
+                 ? std::string()
+                 : " (did you mean '" + sign.str() + nearest + "'?)"),
+        {"the features of " + resolved.triple + " are " +
+         llvm::join(valid, ", ") + " (--features help describes them)"});
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<TargetSpec> txc::resolveTargetSpec(llvm::StringRef triple,
                                                   llvm::StringRef cpu,
                                                   llvm::StringRef features,
                                                   unsigned optLevel) {
-  initializeTargets();
+  auto resolved = lookupTarget(triple);
+  if (!resolved)
+    return resolved.takeError();
   TargetSpec spec;
   spec.optLevel = optLevel;
-  spec.triple = triple.empty()
-                    ? llvm::Triple::normalize(llvm::sys::getDefaultTargetTriple())
-                    : llvm::Triple::normalize(triple);
-  std::string error;
-  const llvm::Target *target =
-      llvm::TargetRegistry::lookupTarget(spec.triple, error);
-  if (!target)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "unknown target '%s': %s",
-                                   spec.triple.c_str(), error.c_str());
+  spec.triple = resolved->triple;
   llvm::Triple hostTriple(llvm::sys::getDefaultTargetTriple());
   llvm::Triple targetTriple(spec.triple);
-  // The ABI (docs/abi.md) has 64-bit sizes and pointers and the entry
-  // points need a C library; txc generates and tests code for these two.
-  if (targetTriple.getArch() != llvm::Triple::x86_64 &&
-      targetTriple.getArch() != llvm::Triple::aarch64)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "target '%s' is not supported; txc compiles for x86_64 and aarch64 "
-        "(64-bit, with a C library)",
-        spec.triple.c_str());
   bool isHost = targetTriple.getArch() == hostTriple.getArch() &&
                 targetTriple.getOS() == hostTriple.getOS();
   if (cpu.empty() || cpu == "native") {
@@ -88,22 +198,69 @@ llvm::Expected<TargetSpec> txc::resolveTargetSpec(llvm::StringRef triple,
   } else {
     spec.cpu = cpu.str();
   }
-  if (!features.empty())
+  // Reject CPU names and features the target does not know instead of
+  // silently falling back to a generic model.
+  auto tables = subtargetTables(*resolved);
+  if (!tables || !tables->isCPUStringValid(spec.cpu))
+    return targetOptionError(
+        "unknown CPU '" + spec.cpu + "' for target '" + spec.triple + "'" +
+            (tables ? didYouMean(spec.cpu, cpuNames(*tables)) : ""),
+        {"--cpu help lists the CPUs of " + spec.triple});
+  if (!features.empty()) {
+    if (llvm::Error err = checkFeatures(features, *resolved, *tables))
+      return std::move(err);
     spec.features = spec.features.empty()
                         ? features.str()
                         : spec.features + "," + features.str();
-  // Reject CPU names the target does not know instead of silently falling
-  // back to a generic model. The probe is created for the default CPU: one
-  // created for an unknown CPU prints LLVM's own warning on stderr.
-  const llvm::MCSubtargetInfo *probe =
-      target->createMCSubtargetInfo(spec.triple, "", "");
-  bool knownCPU = probe && probe->isCPUStringValid(spec.cpu);
-  delete probe;
-  if (!knownCPU)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "unknown CPU '%s' for target '%s'",
-                                   spec.cpu.c_str(), spec.triple.c_str());
+  }
   return spec;
+}
+
+std::string txc::describeTargets() {
+  initializeTargets();
+  std::string text = "Targets txc compiles for (--target "
+                     "ARCH-VENDOR-OS[-ENVIRONMENT], e.g. aarch64-linux-gnu; "
+                     "default " +
+                     llvm::Triple::normalize(
+                         llvm::sys::getDefaultTargetTriple()) +
+                     "):\n";
+  for (const char *arch : kSupportedArchs) {
+    std::string error;
+    const llvm::Target *target = llvm::TargetRegistry::lookupTarget(
+        std::string(arch) + "-unknown-linux-gnu", error);
+    text += "  " + std::string(arch) +
+            (target ? std::string(" - ") + target->getShortDescription()
+                    : std::string(" (not in this LLVM)")) +
+            "\n";
+  }
+  return text;
+}
+
+llvm::Expected<std::string> txc::describeCPUs(llvm::StringRef triple) {
+  auto resolved = lookupTarget(triple);
+  if (!resolved)
+    return resolved.takeError();
+  auto tables = subtargetTables(*resolved);
+  std::string text = "CPUs of " + resolved->triple +
+                     " (--cpu; also 'native' for this machine's):\n";
+  if (tables)
+    for (const std::string &name : cpuNames(*tables))
+      text += "  " + name + "\n";
+  return text;
+}
+
+llvm::Expected<std::string> txc::describeFeatures(llvm::StringRef triple) {
+  auto resolved = lookupTarget(triple);
+  if (!resolved)
+    return resolved.takeError();
+  auto tables = subtargetTables(*resolved);
+  std::string text = "Features of " + resolved->triple +
+                     " (--features +NAME,-NAME,...):\n";
+  if (tables)
+    for (const llvm::SubtargetFeatureKV &feature :
+         tables->getAllProcessorFeatures())
+      text += "  " + std::string(feature.Key) + " - " + feature.Desc + "\n";
+  return text;
 }
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
@@ -162,6 +319,11 @@ void txc::optimizeLLVMModule(llvm::Module &module,
   tuning.LoopVectorization = optLevel >= 2;
   tuning.SLPVectorization = optLevel >= 2;
   llvm::PassBuilder builder(&machine, tuning);
+  // Before the defaults, which would not replace it.
+  fam.registerPass([&] {
+    return llvm::TargetLibraryAnalysis(
+        importableLibraryInfo(machine.getTargetTriple()));
+  });
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
   builder.registerFunctionAnalyses(fam);
@@ -255,6 +417,8 @@ llvm::Error txc::emitMachineCode(llvm::Module &module,
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "internal error: invalid LLVM IR");
   llvm::legacy::PassManager passes;
+  passes.add(new llvm::TargetLibraryInfoWrapperPass(
+      importableLibraryInfo(machine.getTargetTriple())));
   auto fileType = kind == MachineCodeKind::Object
                       ? llvm::CodeGenFileType::ObjectFile
                       : llvm::CodeGenFileType::AssemblyFile;

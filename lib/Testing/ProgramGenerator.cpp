@@ -1052,8 +1052,10 @@ bool Generator::genBroadcast() {
   if (!x)
     return false;
   auto newDim = [&]() {
-    if (!prog.symbols.empty() && chance(40))
-      return ShapeExpr::symbol(below(prog.symbols.size()));
+    if (!prog.symbols.empty() && chance(40)) {
+      uint32_t id = below(prog.symbols.size());
+      return ShapeExpr::symbol({id, prog.symbols[id].multipleOf});
+    }
     return ShapeExpr::constant(range(1, 4));
   };
   Shape target;

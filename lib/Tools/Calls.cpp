@@ -6,6 +6,7 @@
 #include "txc/Program/DType.h"
 #include "txc/Program/Program.h"
 #include "txc/Program/ProgramJson.h"
+#include "txc/Support/InputFiles.h"
 #include "txc/Tools/ManifestReader.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -70,8 +71,13 @@ bool txc::matchesExpectation(const ExpectedOutcome &expect,
   if (expect.pass || outcome.pass())
     return expect.pass == outcome.pass();
   return expect.code == outcome.status.code &&
-         expect.guard == outcome.status.guard &&
-         (expect.message.empty() || expect.message == outcome.message);
+         expect.guard == outcome.status.guard;
+}
+
+bool txc::expectedMessageDiffers(const ExpectedOutcome &expect,
+                                 const CallOutcome &outcome) {
+  return !expect.pass && !outcome.pass() && !expect.message.empty() &&
+         expect.message != outcome.message;
 }
 
 ExpectedOutcome txc::expectationOf(const CallOutcome &outcome) {
@@ -404,9 +410,10 @@ txc::readCallsFile(llvm::StringRef path, const Contract &contract,
                    DiagnosticEngine &diags) {
   auto file = SourceFile::read(path, ProgramLimits::kMaxFileBytes);
   if (!file) {
-    diags.error(DiagCategory::IO, "io-read", path, Loc(),
-                "cannot read calls file '" + path +
-                    "': " + llvm::errorToErrorCode(file.takeError()).message());
+    std::string name = inputDisplayName(path).str();
+    diags.error(DiagCategory::IO, "io-read", name, Loc(),
+                "cannot read calls file '" + name +
+                    "': " + takeInputError(file.takeError()).reason);
     return std::nullopt;
   }
   diags.addSourceFile(*file);
@@ -491,15 +498,22 @@ std::string txc::describeCallTensor(int32_t dtype,
   return text + "]";
 }
 
-std::string txc::describeCall(const Contract &contract, size_t index,
-                              const CallSpec &call) {
+/// describeCall with `name` for the call's name.
+static std::string describeCallNamed(const Contract &contract, size_t index,
+                                     const CallSpec &call,
+                                     llvm::StringRef name) {
   std::string text = "call " + std::to_string(index) + " (";
-  if (!call.name.empty())
-    return text + call.name + ")";
+  if (!name.empty())
+    return text + name.str() + ")";
   for (size_t i = 0; i < call.inputs.size(); ++i)
     text += (i ? ", " : "") + contract.inputs[i].name + "=" +
             describeCallTensor(call.inputs[i].dtype, call.inputs[i].dims);
   return text + ")";
+}
+
+std::string txc::describeCall(const Contract &contract, size_t index,
+                              const CallSpec &call) {
+  return describeCallNamed(contract, index, call, call.name);
 }
 
 std::string txc::callReportsToJson(const Manifest &manifest,
@@ -550,6 +564,8 @@ std::string txc::callReportsToJson(const Manifest &manifest,
       ++checked;
       entry["expected"] = expectationToJson(*report.call->expect);
       entry["as_expected"] = *report.asExpected;
+      if (expectedMessageDiffers(*report.call->expect, outcome))
+        entry["message_differs"] = true;
       unexpected += !*report.asExpected;
     }
     list.push_back(std::move(entry));
@@ -574,32 +590,39 @@ std::string txc::callReportsToText(const Manifest &manifest,
   for (size_t index = 0; index < reports.size(); ++index) {
     const CallReport &report = reports[index];
     const CallOutcome &outcome = report.outcome;
-    text += describeCall(contract, index, *report.call) + ": ";
+    // The call's name is any string of the calls file, and the messages
+    // come from the manifest: shown as text diagnostics show them.
+    std::string line =
+        describeCallNamed(contract, index, *report.call,
+                          printableValue(report.call->name)) +
+        ": ";
     if (outcome.pass()) {
       ++passed;
-      text += "pass:";
+      line += "pass:";
       for (size_t o = 0; o < outcome.outputShapes.size(); ++o)
-        text += " " + contract.outputs[o].name + " " +
+        line += " " + contract.outputs[o].name + " " +
                 describeCallTensor(int32_t(contract.outputs[o].type.dtype),
                                    outcome.outputShapes[o]);
     } else {
-      text += "fail: " + statusCodeMacro(outcome.status.code).str() + ": " +
+      line += "fail: " + statusCodeMacro(outcome.status.code).str() + ": " +
               outcome.message;
     }
     if (report.asExpected) {
       ++checked;
       if (*report.asExpected) {
-        text += " (as expected)";
+        line += expectedMessageDiffers(*report.call->expect, outcome)
+                    ? " (as expected, with another message)"
+                    : " (as expected)";
       } else {
         ++unexpected;
         const ExpectedOutcome &e = *report.call->expect;
-        text += e.pass ? " (UNEXPECTED: expected pass)"
+        line += e.pass ? " (UNEXPECTED: expected pass)"
                        : " (UNEXPECTED: expected " +
                              statusCodeMacro(e.code).str() + " at guard " +
                              std::to_string(e.guard) + ")";
       }
     }
-    text += "\n";
+    text += printableMessage(line) + "\n";
   }
   text += std::to_string(reports.size()) +
           (reports.size() == 1 ? " call: " : " calls: ") +

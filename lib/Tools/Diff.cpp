@@ -33,6 +33,7 @@
 #include "txc/Tools/ManifestReader.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/TargetParser/Triple.h"
 
 #include <nlohmann/json.hpp>
 
@@ -181,7 +182,7 @@ json withoutWorkspaceCode(json codes) {
                                [](const json &code) {
                                  return code.is_object() &&
                                         code.value("code", json()) ==
-                                            json(kWorkspaceStatusCode);
+                                            json(int(StatusCode::Workspace));
                                }),
                 codes.end());
   return codes;
@@ -213,6 +214,7 @@ private:
 
   void compareProgram();
   void compareTarget();
+  void compareCPU();
   void compareFixedSections();
   /// The workspace size: growing breaks callers of ..._run_with_workspace.
   void compareWorkspace();
@@ -225,7 +227,8 @@ private:
   void findRejectedCalls();
 
   /// An old dim expression in the new symbol ids; nullopt if it uses a
-  /// symbol the new manifest does not have.
+  /// symbol the new manifest does not have, or divides one by a multiple
+  /// that its new multiple_of does not guarantee.
   std::optional<ShapeExpr> mapExpr(const ShapeExpr &expr) const;
 
   const Manifest &o, &n;
@@ -262,14 +265,52 @@ void Differ::compareProgram() {
         "/compiler/llvm");
 }
 
+/// Vendors that say nothing about where code runs: the same Linux target
+/// is x86_64-pc-linux-gnu from one host and x86_64-unknown-linux-gnu from
+/// another (or as normalized from x86_64-linux-gnu).
+static bool isGenericVendor(llvm::Triple::VendorType vendor) {
+  return vendor == llvm::Triple::UnknownVendor || vendor == llvm::Triple::PC;
+}
+
+/// Whether code for one triple runs where code for the other does: the
+/// same architecture, OS and environment (and object format), the vendor
+/// only when it is a specific one.
+static bool sameTarget(const llvm::Triple &a, const llvm::Triple &b) {
+  return a.getArch() == b.getArch() && a.getSubArch() == b.getSubArch() &&
+         a.getOS() == b.getOS() && a.getEnvironment() == b.getEnvironment() &&
+         a.getObjectFormat() == b.getObjectFormat() &&
+         (a.getVendor() == b.getVendor() ||
+          (isGenericVendor(a.getVendor()) && isGenericVendor(b.getVendor())));
+}
+
 void Differ::compareTarget() {
   const ManifestTarget &a = o.target, &b = n.target;
-  if (a.triple != b.triple) {
+  llvm::Triple oldTriple(llvm::Triple::normalize(a.triple));
+  llvm::Triple newTriple(llvm::Triple::normalize(b.triple));
+  if (!sameTarget(oldTriple, newTriple))
     add(ChangeClass::Breaking, "target-triple",
         "the target is now " + b.triple + " (was " + a.triple +
             "): the new object does not run where the old one did",
         "/target/triple");
-  } else if (a.cpu != b.cpu || a.features != b.features) {
+  else if (a.triple != b.triple)
+    add(ChangeClass::Informational, "target-triple",
+        "the target triple is now " + b.triple + " (was " + a.triple +
+            "): the same architecture, OS and environment",
+        "/target/triple");
+  // CPUs and features only compare within one architecture.
+  if (oldTriple.getArch() == newTriple.getArch())
+    compareCPU();
+  if (a.optLevel != b.optLevel)
+    add(ChangeClass::Compatible, "opt-level",
+        "optimization level -O" + std::to_string(b.optLevel) + " (was -O" +
+            std::to_string(a.optLevel) +
+            "): the code changed, the contract did not",
+        "/target/opt_level");
+}
+
+void Differ::compareCPU() {
+  const ManifestTarget &a = o.target, &b = n.target;
+  if (a.cpu != b.cpu || a.features != b.features) {
     std::string what = a.cpu != b.cpu ? "the target CPU is now " + b.cpu +
                                             " (was " + a.cpu + ")"
                                       : "the target features changed";
@@ -305,12 +346,6 @@ void Differ::compareTarget() {
                       : "the CPU is no longer taken from the build machine",
         "/target/cpu_from_host");
   }
-  if (a.optLevel != b.optLevel)
-    add(ChangeClass::Compatible, "opt-level",
-        "optimization level -O" + std::to_string(b.optLevel) + " (was -O" +
-            std::to_string(a.optLevel) +
-            "): the code changed, the contract did not",
-        "/target/opt_level");
 }
 
 void Differ::compareFixedSections() {
@@ -404,23 +439,12 @@ void Differ::matchSymbols() {
 }
 
 std::optional<ShapeExpr> Differ::mapExpr(const ShapeExpr &expr) const {
-  ShapeExpr result;
-  for (const ShapeExpr::Term &term : expr.terms()) {
-    ShapeExpr product = ShapeExpr::constant(term.coeff);
-    for (uint32_t id : term.symbols) {
-      if (id >= symbolMap.size() || symbolMap[id] < 0)
-        return std::nullopt;
-      auto next = ShapeExpr::mul(product, ShapeExpr::symbol(symbolMap[id]));
-      if (!next)
-        return std::nullopt;
-      product = std::move(*next);
-    }
-    auto sum = ShapeExpr::add(result, product);
-    if (!sum)
+  return expr.substitute([&](uint32_t id) -> std::optional<ShapeExpr> {
+    if (id >= symbolMap.size() || symbolMap[id] < 0)
       return std::nullopt;
-    result = std::move(*sum);
-  }
-  return result;
+    const ContractSymbol &symbol = n.contract.symbols[symbolMap[id]];
+    return ShapeExpr::symbol({uint32_t(symbolMap[id]), symbol.multipleOf});
+  });
 }
 
 void Differ::compareTensorPair(bool outputs, size_t oi, size_t ni) {

@@ -38,7 +38,8 @@ class Explainer {
 public:
   Explainer(const Program &program, const Contract &contract)
       : program(program), contract(contract), names(program.symbolNames()),
-        file(llvm::sys::path::filename(program.file).str()) {
+        file(llvm::sys::path::filename(program.file).str()),
+        shownFile(escapeForTerminal(file)) {
     groupAssumptions();
     for (const Guard &g : contract.guards)
       if (g.kind == GuardKind::SymbolRange && g.symbol >= 0 &&
@@ -56,8 +57,8 @@ private:
   }
   std::string where(const Loc &loc) const {
     if (!loc.isKnown())
-      return file;
-    return file + ":" + std::to_string(loc.line) + ":" +
+      return shownFile;
+    return shownFile + ":" + std::to_string(loc.line) + ":" +
            std::to_string(loc.column);
   }
   std::string dimRef(int tensor, int dim) const {
@@ -88,6 +89,9 @@ private:
   const Contract &contract;
   std::vector<std::string> names;
   std::string file;
+  /// The file name as text and DOT show it: any control character escaped
+  /// (the names in a verified program are identifiers).
+  std::string shownFile;
   std::vector<Assumption> assumptions;
   std::map<int, std::string> determinedBy;
 };
@@ -158,6 +162,9 @@ std::string Explainer::statementFor(const Assumption &a) const {
     return dimRef(first.tensor, first.dim) + " is " +
            first.expr.toString(names) +
            " for the symbol values determined by earlier dimensions";
+  case GuardKind::IndexInRange:
+    return "every index that node '" + first.node + "' reads is in [0, " +
+           first.expr.toString(names) + ")";
   }
   return "";
 }
@@ -218,7 +225,7 @@ void Explainer::graphText(const Graph &graph, unsigned indent,
 }
 
 std::string Explainer::text() const {
-  std::string out = "program " + program.name + " (" + file + ")\n";
+  std::string out = "program " + program.name + " (" + shownFile + ")\n";
   out += "\nsymbols\n";
   if (contract.symbols.empty())
     out += "  none\n";

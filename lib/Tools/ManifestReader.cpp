@@ -4,6 +4,7 @@
 #include "JsonReader.h"
 
 #include "txc/Program/Program.h"
+#include "txc/Support/InputFiles.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -268,10 +269,10 @@ std::optional<ShapeExpr> ManifestParser::parseExpr(const JsonValue &value,
   size_t offset = 0;
   auto expr = ShapeExpr::parse(
       *text,
-      [&](llvm::StringRef name) -> std::optional<uint32_t> {
+      [&](llvm::StringRef name) -> std::optional<SymbolRef> {
         for (size_t s = 0; s < m.contract.symbols.size(); ++s)
           if (m.contract.symbols[s].name == name)
-            return uint32_t(s);
+            return SymbolRef{uint32_t(s), m.contract.symbols[s].multipleOf};
         return std::nullopt;
       },
       error, offset);
@@ -451,14 +452,18 @@ bool ManifestParser::parseGuard(const JsonValue &item, const std::string &at,
   g.expression = *expression;
   g.message = *message;
 
+  // A data-dependent guard is about a node's values: it names the input
+  // tensor only when the values are an input's.
   bool needsTensor =
       g.kind != GuardKind::InputCount && g.kind != GuardKind::OutputCount &&
-      g.kind != GuardKind::InputsArray && g.kind != GuardKind::OutputsArray;
+      g.kind != GuardKind::InputsArray && g.kind != GuardKind::OutputsArray &&
+      !isDataDependent(g.kind);
+  bool mayNameTensor = needsTensor || isDataDependent(g.kind);
   bool inputOnly =
       g.kind == GuardKind::DType || g.kind == GuardKind::Rank ||
       g.kind == GuardKind::StaticDim || g.kind == GuardKind::SymbolForm ||
       g.kind == GuardKind::SymbolRange || g.kind == GuardKind::SymbolMultiple ||
-      g.kind == GuardKind::DimEquals;
+      g.kind == GuardKind::DimEquals || isDataDependent(g.kind);
   bool needsDim =
       g.kind == GuardKind::StaticDim || g.kind == GuardKind::SymbolForm ||
       g.kind == GuardKind::SymbolRange || g.kind == GuardKind::SymbolMultiple ||
@@ -468,9 +473,10 @@ bool ManifestParser::parseGuard(const JsonValue &item, const std::string &at,
                      g.kind == GuardKind::SymbolMultiple;
 
   const JsonValue *tensor = item.find("tensor");
-  if (needsTensor != (tensor != nullptr))
-    return fail(needsTensor ? "it names no tensor"
-                            : "a " + *kindName + " guard names no tensor");
+  if (needsTensor && !tensor)
+    return fail("it names no tensor");
+  if (!mayNameTensor && tensor)
+    return fail("a " + *kindName + " guard names no tensor");
   if (tensor) {
     std::string tat = appendPointer(at, "tensor");
     if (!r.isObject(*tensor, tat))
@@ -495,6 +501,12 @@ bool ManifestParser::parseGuard(const JsonValue &item, const std::string &at,
       return fail("a " + *kindName + " guard is about an input");
     if (g.kind == GuardKind::NoAlias && g.side != TensorSide::Output)
       return fail("a no_alias guard is about an output");
+  }
+  if (isDataDependent(g.kind)) {
+    auto node = r.stringAt(item, at, "node");
+    if (!node)
+      return false;
+    g.node = *node;
   }
   const JsonValue *dim = item.find("dim");
   if (needsDim != (dim != nullptr))
@@ -631,9 +643,10 @@ std::unique_ptr<Manifest> txc::readManifestFile(llvm::StringRef path,
                                                 DiagnosticEngine &diags) {
   auto file = SourceFile::read(path, ProgramLimits::kMaxFileBytes);
   if (!file) {
-    diags.error(DiagCategory::IO, "io-read", path, Loc(),
-                "cannot read manifest file '" + path +
-                    "': " + llvm::errorToErrorCode(file.takeError()).message());
+    std::string name = inputDisplayName(path).str();
+    diags.error(DiagCategory::IO, "io-read", name, Loc(),
+                "cannot read manifest file '" + name +
+                    "': " + takeInputError(file.takeError()).reason);
     return nullptr;
   }
   diags.addSourceFile(*file);

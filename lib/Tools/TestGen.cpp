@@ -56,7 +56,12 @@ public:
       CallInput in;
       in.dtype = int32_t(input.type.dtype);
       for (const ShapeExpr &dim : input.type.shape) {
+        // A dim that divides a symbol that is not a multiple (B/8 at B=12)
+        // is checked only after the symbol's multiple_of guard, which fails
+        // first: any value does; take the one at the multiple below.
         auto value = dim.evaluate(values);
+        if (!value)
+          value = dim.evaluate(roundedToMultiples(values));
         if (!value)
           return std::nullopt;
         in.dims.push_back(*value);
@@ -64,6 +69,14 @@ public:
       call.inputs.push_back(std::move(in));
     }
     return call;
+  }
+
+  std::vector<int64_t>
+  roundedToMultiples(llvm::ArrayRef<int64_t> values) const {
+    std::vector<int64_t> rounded(values.begin(), values.end());
+    for (size_t s = 0; s < rounded.size(); ++s)
+      rounded[s] -= floorModulo(rounded[s], contract.symbols[s].multipleOf);
+    return rounded;
   }
 
   /// The base values with symbol `s` set to `value`.

@@ -230,6 +230,90 @@ TEST(Diagnostics, LongLinesAreNotQuoted) {
 }
 
 //===----------------------------------------------------------------------===//
+// Untrusted text
+//===----------------------------------------------------------------------===//
+
+TEST(Diagnostics, NearestName) {
+  std::vector<std::string> names = {"compile", "check", "stats", "x"};
+  EXPECT_EQ(nearestName("comple", names), "compile");
+  EXPECT_EQ(nearestName("stat", names), "stats");
+  EXPECT_EQ(nearestName("CHECK", names), "check");
+  // About one typo per three characters, never a whole word.
+  EXPECT_EQ(nearestName("chekc", names), "");
+  EXPECT_EQ(nearestName("y", names), "");
+  EXPECT_EQ(didYouMean("stat", names), " (did you mean 'stats'?)");
+  EXPECT_EQ(didYouMean("bogus", names), "");
+}
+
+TEST(Diagnostics, EscapeForTerminal) {
+  EXPECT_EQ(escapeForTerminal("p\x1b[2J"), "p\\x1b[2J");
+  EXPECT_EQ(escapeForTerminal("a\nb\rc\td\x7f"), "a\\nb\\rc\td\\x7f");
+  // C1 CSI, a right-to-left override and a line separator; then a byte
+  // that is not UTF-8 and a sequence cut short.
+  EXPECT_EQ(escapeForTerminal("\xC2\x9B\xE2\x80\xAE\xE2\x80\xA8"),
+            "\\u009b\\u202e\\u2028");
+  EXPECT_EQ(escapeForTerminal("x\xFFy\xC3"), "x\\xffy\\xc3");
+  // Printable UTF-8 and backslashes stay, so escaping twice is escaping once.
+  EXPECT_EQ(escapeForTerminal("\xC3\xA9 \\x1b \xE2\x80\xA6"),
+            "\xC3\xA9 \\x1b \xE2\x80\xA6");
+  std::string once = escapeForTerminal("\x1b\xC2\x9B\xFF");
+  EXPECT_EQ(escapeForTerminal(once), once);
+}
+
+TEST(Diagnostics, PrintableValueCutsLongValues) {
+  EXPECT_EQ(printableValue(std::string(256, 'a')), std::string(256, 'a'));
+  EXPECT_EQ(printableValue(std::string(257, 'a')),
+            std::string(64, 'a') + "\xE2\x80\xA6 (257 bytes)");
+  // The cut does not split a UTF-8 sequence: 63 bytes, then "é".
+  std::string accented(63, 'a');
+  for (int i = 0; i < 100; ++i)
+    accented += "\xC3\xA9";
+  EXPECT_EQ(printableValue(accented),
+            std::string(63, 'a') + "\xE2\x80\xA6 (263 bytes)");
+}
+
+TEST(Diagnostics, PrintableMessageCutsQuotedValues) {
+  std::string name(1 << 20, 'a');
+  EXPECT_EQ(printableMessage("the name '" + name + "' is not valid"),
+            "the name '" + std::string(64, 'a') +
+                "\xE2\x80\xA6' (1048576 bytes) is not valid");
+  // Short values, and quotes inside a value, are kept.
+  EXPECT_EQ(printableMessage("node 'it's' uses 'x'"), "node 'it's' uses 'x'");
+  std::string quoted = "'" + std::string(300, 'b') + "'s'";
+  EXPECT_EQ(printableMessage("key " + quoted + " and 'y'"),
+            "key '" + std::string(64, 'b') +
+                "\xE2\x80\xA6' (302 bytes) and 'y'");
+  // Escaped after cutting; unquoted text is cut as a whole.
+  EXPECT_EQ(printableMessage("op '\x1b[2J'"), "op '\\x1b[2J'");
+  std::string longMessage(5000, 'm');
+  EXPECT_EQ(printableMessage(longMessage),
+            std::string(4096, 'm') +
+                "\xE2\x80\xA6 (a message of 5000 bytes)");
+}
+
+TEST(Diagnostics, TextEscapesFileMessagePointerAndSourceLine) {
+  // The ESC is at column 8: the caret goes under its escape.
+  auto file = std::make_shared<SourceFile>("e\x1b.json",
+                                           "{\"k\": \"\x1b[2J\", \"x\": 1}");
+  DiagnosticEngine diags;
+  diags.addSourceFile(file);
+  diags.error(DiagCategory::Syntax, "e", "e\x1b.json", at(1, 8, "/k\x1b"),
+              "bad '\x1b[2J'");
+  diags.error(DiagCategory::Syntax, "e", "e\x1b.json", at(1, 15), "after");
+  EXPECT_EQ(render(diags, DiagnosticFormat::Text),
+            "e\\x1b.json:1:8: error: bad '\\x1b[2J' [at /k\\x1b]\n"
+            "  {\"k\": \"\\x1b[2J\", \"x\": 1}\n"
+            "         ^\n"
+            "e\\x1b.json:1:15: error: after\n"
+            "  {\"k\": \"\\x1b[2J\", \"x\": 1}\n"
+            "                   ^\n");
+  // JSON keeps the exact text.
+  json doc = json::parse(render(diags, DiagnosticFormat::Json));
+  EXPECT_EQ(doc["diagnostics"][0]["message"], "bad '\x1b[2J'");
+  EXPECT_EQ(doc["diagnostics"][0]["pointer"], "/k\x1b");
+}
+
+//===----------------------------------------------------------------------===//
 // JSON and SARIF
 //===----------------------------------------------------------------------===//
 

@@ -84,8 +84,8 @@ TEST(ShapeOps, SliceOnSymbolicDimsIsExactWhereAccepted) {
     for (int64_t end : ends)
       for (int64_t step : {1, 2}) {
         Node node = sliceNode(start, end, step);
-        InferenceContext ctx(program, node,
-                             {TensorType{DType::F32, {ShapeExpr::symbol(0)}}});
+        InferenceContext ctx(
+            program, node, {TensorType{DType::F32, {ShapeExpr::symbol({0})}}});
         auto axes = resolveSlice(ctx);
         if (!axes) {
           EXPECT_FALSE(ctx.problems.empty());

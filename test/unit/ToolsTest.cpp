@@ -331,10 +331,14 @@ TEST(Calls, ShapeOnlyCallsPassPointerSizeAndAliasGuards) {
   expect.guard = 7;
   EXPECT_FALSE(matchesExpectation(expect, outcome));
   expect.guard = 8;
+  EXPECT_FALSE(expectedMessageDiffers(expect, outcome));
+  // The code and the guard decide; another message is only reported.
   expect.message = "something else";
-  EXPECT_FALSE(matchesExpectation(expect, outcome));
-  expect.message.clear(); // no message: code and guard decide
   EXPECT_TRUE(matchesExpectation(expect, outcome));
+  EXPECT_TRUE(expectedMessageDiffers(expect, outcome));
+  expect.message.clear();
+  EXPECT_TRUE(matchesExpectation(expect, outcome));
+  EXPECT_FALSE(expectedMessageDiffers(expect, outcome));
   EXPECT_FALSE(matchesExpectation(ExpectedOutcome(), outcome));
 }
 

@@ -271,7 +271,7 @@ TEST(Verifier, SymbolicDimsNeverBroadcast) {
 
 TEST(Verifier, BroadcastShapesDirectly) {
   auto c = [](int64_t v) { return ShapeExpr::constant(v); };
-  ShapeExpr b = ShapeExpr::symbol(0);
+  ShapeExpr b = ShapeExpr::symbol({0});
   size_t badDim = 99;
   auto shape = broadcastShapes({b, c(1)}, {c(1), c(5)}, badDim);
   ASSERT_TRUE(shape);
@@ -284,7 +284,7 @@ TEST(Verifier, BroadcastShapesDirectly) {
   auto wider = broadcastShapes({c(2), c(3)}, {c(4), c(2), c(3)}, badDim);
   ASSERT_TRUE(wider);
   EXPECT_EQ(*wider, Shape({c(4), c(2), c(3)}));
-  EXPECT_FALSE(broadcastShapes({b}, {ShapeExpr::symbol(1)}, badDim));
+  EXPECT_FALSE(broadcastShapes({b}, {ShapeExpr::symbol({1})}, badDim));
   EXPECT_EQ(badDim, 0u);
 }
 

@@ -8,6 +8,8 @@
 #include "txc/Frontend/WeightsFile.h"
 #include "txc/Target/Weights.h"
 
+#include "TempDir.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -21,30 +23,7 @@ using namespace txc;
 
 namespace {
 
-/// A fresh directory under the system's temporary directory, removed at the
-/// end of the test.
-class TempDir {
-public:
-  TempDir() {
-    std::error_code ec = llvm::sys::fs::createUniqueDirectory("txc-weights",
-                                                              path);
-    EXPECT_FALSE(ec) << ec.message();
-  }
-  ~TempDir() { llvm::sys::fs::remove_directories(path); }
-  std::string file(llvm::StringRef name) const {
-    llvm::SmallString<256> result(path);
-    llvm::sys::path::append(result, name);
-    return std::string(result);
-  }
-  void write(llvm::StringRef name, llvm::StringRef bytes) const {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(file(name), ec);
-    ASSERT_FALSE(ec) << ec.message();
-    os << bytes;
-  }
-
-  llvm::SmallString<256> path;
-};
+using test::TempDir;
 
 /// A .safetensors file with the given header and `dataBytes` zero bytes.
 std::string safetensors(llvm::StringRef header, size_t dataBytes) {

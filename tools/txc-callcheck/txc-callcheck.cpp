@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 #include "txc/JIT/Jit.h"
 #include "txc/Program/DType.h"
+#include "txc/Support/InputFiles.h"
 #include "txc/Tools/Calls.h"
 #include "txc/Tools/ManifestReader.h"
 
@@ -111,11 +112,11 @@ int main(int argc, char **argv) {
         return finish(diags.exitCode());
       }
 
-  auto object = llvm::MemoryBuffer::getFile(objectPath, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
+  auto object = mapInputFile(objectPath, InputPolicy());
   if (!object) {
     diags.error(DiagCategory::IO, "io-read", objectPath, Loc(),
-                "cannot read the object: " + object.getError().message());
+                "cannot read the object: " +
+                    takeInputError(object.takeError()).reason);
     return finish(diags.exitCode());
   }
   auto engine = JitEngine::create();

@@ -6,12 +6,13 @@
 //===----------------------------------------------------------------------===//
 #include "ImportCommand.h"
 #include "ToolCommands.h"
+#include "Usage.h"
 
 #include "txc/Driver/Driver.h"
+#include "txc/Driver/Progress.h"
 #include "txc/Support/Diagnostics.h"
 #include "txc/Support/Version.h"
 
-#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
@@ -27,11 +28,8 @@ struct CommonOptions {
   std::string diagnosticsFormat = "text";
 
   DiagnosticFormat format() const {
-    if (diagnosticsFormat == "json")
-      return DiagnosticFormat::Json;
-    if (diagnosticsFormat == "sarif")
-      return DiagnosticFormat::Sarif;
-    return DiagnosticFormat::Text;
+    return parseDiagnosticFormat(diagnosticsFormat)
+        .value_or(DiagnosticFormat::Text);
   }
 };
 
@@ -40,7 +38,8 @@ void addCommonOptions(CLI::App *command, CommonOptions &common) {
       ->add_option("--diagnostics-format", common.diagnosticsFormat,
                    "How errors are printed on stderr")
       ->check(CLI::IsMember({"text", "json", "sarif"}))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 }
 
 /// What the fatal error handler needs to report an LLVM fatal error.
@@ -56,18 +55,14 @@ struct FatalErrorContext {
 /// written only after code generation succeeded.
 void reportFatalError(void *data, const char *reason, bool) {
   auto *context = static_cast<FatalErrorContext *>(data);
-  Diagnostic &diag = context->diags->error(
-      DiagCategory::Target, "codegen", "", Loc(),
-      llvm::Twine("LLVM cannot compile the program for this target: ") +
-          reason);
-  Diagnostic note;
-  note.severity = Severity::Note;
-  note.category = diag.category;
-  note.id = diag.id;
-  note.message = "hint: the target's default CPU may lack a feature the "
-                 "program needs, such as hardware floating point; choose "
-                 "one with --cpu or --features";
-  diag.notes.push_back(std::move(note));
+  clearStatusLine(llvm::errs());
+  context->diags
+      ->error(DiagCategory::Target, "codegen", "", Loc(),
+              llvm::Twine("LLVM cannot compile the program for this target: ") +
+                  reason)
+      .addNote("hint: the target's default CPU may lack a feature the "
+               "program needs, such as hardware floating point; choose one "
+               "with --cpu or --features");
   context->diags->print(llvm::errs(), context->format);
   llvm::errs().flush();
   std::_Exit(context->diags->exitCode());
@@ -82,6 +77,13 @@ void addWeightsDirOption(CLI::App *command, std::vector<std::string> &dirs) {
           "(repeatable)")
       ->type_name("DIR")
       ->allow_extra_args(false);
+}
+
+void addOptLevelOption(CLI::App *command, unsigned &level) {
+  command->add_option("-O", level, "Optimization level 0-3")
+      ->check(CLI::Range(0u, 3u))
+      ->capture_default_str()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 }
 
 std::string emitKindHelp() {
@@ -106,8 +108,9 @@ int main(int argc, char **argv) {
   CLI::App *compileCommand = app.add_subcommand(
       "compile", "Compile a program to an object file, a C header and a "
                  "constraint manifest");
-  compileCommand->add_option("program", compile.programPath, "Program file (JSON)")
-      ->required();
+  // Not required by CLI11: --cpu help and the like need no program.
+  compileCommand->add_option("program", compile.programPath,
+                             "Program file (JSON)");
   compileCommand->add_option("-o,--output", compile.outputPath,
                              "Output file ('-' for stdout; default "
                              "<program name>.<ext>)");
@@ -118,25 +121,36 @@ int main(int argc, char **argv) {
   std::vector<std::string> emitNames;
   for (const EmitKindInfo &info : emitKinds())
     emitNames.push_back(info.name);
+  // As with clang, the last of a repeated option wins (-O2 ... -O3).
+  const auto lastWins = CLI::MultiOptionPolicy::TakeLast;
   compileCommand->add_option("--emit", emitName, emitKindHelp())
       ->check(CLI::IsMember(emitNames))
-      ->capture_default_str();
-  compileCommand->add_option("-O", compile.optLevel,
-                             "Optimization level 0-3")
-      ->check(CLI::Range(0u, 3u))
-      ->capture_default_str();
-  compileCommand->add_option("--target", compile.triple,
-                             "Target triple (default: this machine)");
-  compileCommand->add_option("--cpu", compile.cpu,
-                             "Target CPU, e.g. znver4, x86-64-v3, "
-                             "neoverse-n1 (default: this machine's)");
-  compileCommand->add_option("--features", compile.features,
-                             "Extra target features, e.g. +avx2,-avx512f");
+      ->capture_default_str()
+      ->multi_option_policy(lastWins);
+  addOptLevelOption(compileCommand, compile.optLevel);
+  compileCommand
+      ->add_option("--target", compile.triple,
+                   "Target triple (default: this machine; 'help' lists "
+                   "the targets)")
+      ->multi_option_policy(lastWins);
+  compileCommand
+      ->add_option("--cpu", compile.cpu,
+                   "Target CPU, e.g. znver4, x86-64-v3, neoverse-n1 "
+                   "(default: this machine's; 'help' lists the target's)")
+      ->multi_option_policy(lastWins);
+  compileCommand
+      ->add_option("--features", compile.features,
+                   "Extra target features, e.g. +avx2,-avx512f ('help' "
+                   "lists the target's)")
+      ->multi_option_policy(lastWins);
   compileCommand->add_option("--entry-prefix", compile.entryPrefix,
                              "Prefix of the C entry points (default: the "
                              "program name)");
   compileCommand->add_flag("--print-ir-after-all", compile.printIRAfterAll,
                            "Print the MLIR after every pass (on stderr)");
+  compileCommand->add_flag("-q,--quiet", compile.quiet,
+                           "Do not show the phase being compiled on stderr "
+                           "(shown only on a terminal)");
   std::string weightsMode = "embedded";
   compileCommand
       ->add_option("--weights", weightsMode,
@@ -206,9 +220,7 @@ int main(int argc, char **argv) {
   runCommand->add_flag("--eager", run.eager,
                        "Run the reference interpreter instead of compiled "
                        "code");
-  runCommand->add_option("-O", run.optLevel, "Optimization level 0-3")
-      ->check(CLI::Range(0u, 3u))
-      ->capture_default_str();
+  addOptLevelOption(runCommand, run.optLevel);
   addWeightsDirOption(runCommand, run.allowedWeightDirs);
   addCommonOptions(runCommand, common);
 
@@ -218,27 +230,13 @@ int main(int argc, char **argv) {
   imports.add(app,
               [&](CLI::App *command) { addCommonOptions(command, common); });
 
-  // CLI11 answers a misspelled command with "A subcommand is required",
-  // which does not name it; say which word is wrong.
-  std::vector<CLI::App *> commands =
-      app.get_subcommands([](CLI::App *) { return true; });
-  if (argc > 1 && argv[1][0] != '-' &&
-      llvm::none_of(commands, [&](CLI::App *command) {
-        return command->get_name() == argv[1];
-      })) {
-    llvm::StringRef word = argv[1];
-    std::string message = "unknown command '" + word.str() + "'";
-    std::string names;
-    for (CLI::App *command : commands) {
-      if (word.edit_distance(command->get_name()) <= 2)
-        message += " (did you mean '" + command->get_name() + "'?)";
-      names += (names.empty() ? "'" : ", '") + command->get_name() + "'";
-    }
-    message += "; the commands are " + names;
-    DiagnosticEngine diags;
-    diags.error(DiagCategory::Usage, "usage", "", Loc(), message);
-    diags.print(llvm::errs(), DiagnosticFormat::Text);
-    llvm::errs() << "Run with --help for more information.\n";
+  // Usage errors are diagnostics like any other, printed in the format the
+  // command line asks for even when it cannot be parsed.
+  DiagnosticEngine diags;
+  DiagnosticFormat usageFormat = diagnosticsFormatIn(argc, argv);
+  CLI::App *command = findCommand(app, argc, argv, diags);
+  if (!command) {
+    diags.print(llvm::errs(), usageFormat);
     return ExitUsage;
   }
   try {
@@ -250,11 +248,11 @@ int main(int argc, char **argv) {
   } catch (const CLI::CallForVersion &e) {
     return app.exit(e);
   } catch (const CLI::ParseError &e) {
-    app.exit(e); // prints the message and usage
+    reportParseError(e, *command, argc, argv, diags);
+    diags.print(llvm::errs(), usageFormat);
     return ExitUsage;
   }
 
-  DiagnosticEngine diags;
   FatalErrorContext fatalContext{&diags, common.format()};
   llvm::install_fatal_error_handler(reportFatalError, &fatalContext);
   int exitCode = ExitOK;

@@ -12,45 +12,13 @@
 
 #include "txc/Program/Program.h"
 #include "txc/Support/Diagnostics.h"
+#include "txc/Support/StatusCodes.h"
 
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace txc {
-
-/// Status codes returned by the compiled entry points (TXC_* in the header).
-/// The values are ABI and never change.
-enum class StatusCode : int32_t {
-  OK = 0,
-  ArgCount = 1,         ///< wrong number of inputs or outputs
-  NullPointer = 2,      ///< a descriptor array or data pointer is NULL
-  DType = 3,            ///< a tensor has the wrong dtype
-  Rank = 4,             ///< a tensor has the wrong rank
-  Dim = 5,              ///< a static dim differs, or a dim is not of the
-                        ///< form its expression requires
-  SymbolRange = 6,      ///< a symbol is outside [min, max]
-  SymbolDivisibility = 7, ///< a symbol is not a multiple of multiple_of
-  SymbolMismatch = 8,   ///< a dim disagrees with the value of its symbols
-  BufferTooSmall = 9,   ///< size_bytes is less than the tensor needs
-  Alias = 10,           ///< an output overlaps an input or another output
-  IndexOutOfRange = 11, ///< an index of gather/embedding is outside its dim
-                        ///< (found while computing; outputs unspecified)
-};
-
-inline constexpr StatusCode kAllStatusCodes[] = {
-    StatusCode::OK,          StatusCode::ArgCount,
-    StatusCode::NullPointer, StatusCode::DType,
-    StatusCode::Rank,        StatusCode::Dim,
-    StatusCode::SymbolRange, StatusCode::SymbolDivisibility,
-    StatusCode::SymbolMismatch, StatusCode::BufferTooSmall,
-    StatusCode::Alias,       StatusCode::IndexOutOfRange};
-
-/// "TXC_E_RANK" etc.
-llvm::StringRef statusCodeMacro(StatusCode code);
-/// "rank" etc., used in manifests.
-llvm::StringRef statusCodeName(StatusCode code);
-llvm::StringRef statusCodeDescription(StatusCode code);
 
 enum class TensorSide : int32_t { None = 0, Input = 1, Output = 2 };
 
@@ -104,8 +72,9 @@ struct Guard {
   std::string node;
   std::string expression; ///< human-readable, e.g. "X.shape[1] == 4"
   /// The failure message with placeholders {expected_min}, {expected_max},
-  /// {actual} (decimal integers) and {other} (a tensor name), filled in
-  /// from the status at run time.
+  /// {actual} (decimal integers), {actual_dtype} (the dtype code in actual
+  /// as dtypeCodeText shows it) and {other} (a tensor name), filled in from
+  /// the status at run time.
   std::string message;
   Loc origin; ///< where in the program the assumption comes from
 };
@@ -195,6 +164,10 @@ CallResult evaluateGuards(const Contract &contract,
 /// The message the object's error-message function produces for `status`.
 std::string formatStatusMessage(const Contract &contract,
                                 const CallStatus &status);
+
+/// What the {actual_dtype} placeholder stands for: the dtype's name
+/// ("f64"), or "dtype code N" for a code that is no dtype.
+std::string dtypeCodeText(int64_t code);
 
 /// The name the {other} placeholder stands for (NoAlias guards).
 std::string aliasPartnerName(const Contract &contract,

@@ -19,8 +19,9 @@
 // the part sizes, then the parts. It is written to a temporary file in the
 // same directory and renamed into place, so readers never see a partial
 // entry, and two processes storing the same key both store complete,
-// identical files. A damaged entry (checksum, key or size mismatch) is
-// deleted and counted, never used. Hits refresh the entry's modification
+// identical files. A damaged entry (checksum, key or size mismatch, or not
+// a regular file: a symbolic link, a FIFO) is deleted and counted, never
+// used; one that is not a regular file is never even read. Hits refresh the entry's modification
 // time; when the entries exceed the size limit, the least recently used are
 // deleted (under the lock).
 //
@@ -81,6 +82,12 @@ std::optional<std::vector<std::pair<std::string, std::string>>>
 hashReferencedFiles(llvm::StringRef programPath, llvm::StringRef programSha256,
                     std::string &error);
 
+/// An entry `txc cache check` found damaged, and why.
+struct DamagedEntry {
+  std::string path;
+  std::string reason; ///< "checksum, key or size mismatch", "it is a FIFO ..."
+};
+
 struct CacheStats {
   uint64_t hits = 0, misses = 0, stores = 0, evictions = 0, corrupt = 0;
   uint64_t entries = 0, bytes = 0, tempFiles = 0;
@@ -104,8 +111,9 @@ public:
   /// Counters and the current size.
   llvm::Expected<CacheStats> stats();
 
-  /// Reads every entry and checks it; returns the damaged ones.
-  llvm::Expected<std::vector<std::string>> check();
+  /// Checks every entry; returns the damaged ones: files that are not
+  /// regular files (never read), and checksum, key or size mismatches.
+  llvm::Expected<std::vector<DamagedEntry>> check();
 
   /// Deletes every entry and resets the counters.
   llvm::Error clear();

@@ -24,9 +24,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class LLVMContext;
+class MemoryBufferRef;
 class Module;
 class TargetMachine;
 class raw_pwrite_stream;
@@ -54,11 +56,20 @@ bool generateCode(llvm::Module &module, llvm::TargetMachine &machine,
                   DiagnosticEngine &diags, llvm::raw_pwrite_stream &out);
 
 /// The same in memory; for an object, also writes the embedded weights of
-/// `weights` into it. Null after reporting.
+/// `weights` into it and checks its imports (checkedObjectImports), which
+/// go to `imports` if not null. Null after reporting.
 std::optional<std::string>
 generateCode(llvm::Module &module, llvm::TargetMachine &machine,
              MachineCodeKind kind, llvm::StringRef programFile,
-             DiagnosticEngine &diags, const WeightsPlan *weights = nullptr);
+             DiagnosticEngine &diags, const WeightsPlan *weights = nullptr,
+             std::vector<std::string> *imports = nullptr);
+
+/// The functions a generated object imports, sorted. An import that is not
+/// in txc/Target/Imports.def breaks the promise of docs/abi.md ("Imports")
+/// and is reported as an internal error (null).
+std::optional<std::vector<std::string>>
+checkedObjectImports(llvm::MemoryBufferRef object, llvm::StringRef programFile,
+                     DiagnosticEngine &diags);
 
 class Compiler {
 public:

@@ -57,6 +57,8 @@ struct CompileOptions {
   std::string entryPrefix; ///< "" = the program's name
   bool printIRAfterAll = false;
   bool timeReport = false;
+  /// --quiet: no status line on a terminal (Progress.h).
+  bool quiet = false;
   /// --allow-weights-outside: directories weights files may be in.
   std::vector<std::string> allowedWeightDirs;
   /// --weights external: the stored constants go to a blob file instead
@@ -68,7 +70,9 @@ struct CompileOptions {
   /// that changes the output bytes must be part of the cache key
   /// (cacheKeyInputs in Driver.cpp).
   std::string cacheDir;
-  uint64_t cacheMaxBytes = 0; ///< 0 = kDefaultCacheMaxBytes
+  /// --cache-max-bytes; unset = kDefaultCacheMaxBytes. 0 turns the cache
+  /// off: nothing is looked up or stored.
+  std::optional<uint64_t> cacheMaxBytes;
 };
 
 /// A program read and verified, with its contract.

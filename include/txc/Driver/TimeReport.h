@@ -15,6 +15,10 @@ namespace txc {
 std::unique_ptr<mlir::OutputStrategy>
 createJsonTimingOutput(llvm::raw_ostream &os);
 
+/// An output strategy that prints nothing: the timers of a compile run for
+/// its status line (Progress.h) without --time-report.
+std::unique_ptr<mlir::OutputStrategy> createSilentTimingOutput();
+
 } // namespace txc
 
 #endif

@@ -73,7 +73,7 @@ resolveWeightsPath(llvm::StringRef programPath, llvm::StringRef written,
 /// link, checks that it is a regular file and maps it read-only (the bytes
 /// are read only when touched). `displayName` names it in messages.
 /// Problems are DiagCategory::IO with id "weights-io".
-llvm::Expected<std::shared_ptr<llvm::MemoryBuffer>>
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 mapWeightsFile(llvm::StringRef path, llvm::StringRef displayName);
 
 class WeightsFile {
@@ -100,6 +100,11 @@ public:
   /// "weights-format".
   static llvm::Expected<std::unique_ptr<WeightsFile>>
   open(llvm::StringRef path, llvm::StringRef displayName, Format format);
+  /// Checks the bytes of a weights file already in memory, as open() does
+  /// those it maps (the libFuzzer harnesses call it).
+  static llvm::Expected<std::unique_ptr<WeightsFile>>
+  fromBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
+             llvm::StringRef displayName, Format format);
 
   ~WeightsFile();
 

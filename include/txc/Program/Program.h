@@ -181,6 +181,8 @@ struct Program {
 
   std::vector<std::string> symbolNames() const;
   std::optional<uint32_t> findSymbol(llvm::StringRef symbolName) const;
+  /// The symbol as dimension expressions refer to it (ShapeExpr::parse).
+  std::optional<SymbolRef> findSymbolRef(llvm::StringRef symbolName) const;
   /// Symbol ranges as intervals, indexed by symbol id.
   std::vector<Interval> symbolRanges() const;
 };

@@ -75,9 +75,38 @@ struct Diagnostic {
   Loc loc;
   std::string message;
   std::vector<Diagnostic> notes;
+
+  /// Adds a note without a location, of this diagnostic's category and id.
+  Diagnostic &addNote(const llvm::Twine &text);
 };
 
 enum class DiagnosticFormat { Text, Json, Sarif };
+
+/// Text from a program, a manifest, a file name or the command line, made
+/// safe to print on a terminal: control characters (C0 but the tab, DEL,
+/// C1), the line and paragraph separators, bidirectional-override
+/// characters and bytes that are not UTF-8 become escapes (`\n`, `\x1b`,
+/// `\u202e`). Backslashes are kept, so that escaping twice changes nothing.
+std::string escapeForTerminal(llvm::StringRef text);
+
+/// A value for a text report: escaped, and if longer than 256 bytes cut to
+/// its first 64 with an ellipsis and its length (`aaaa… (1048576 bytes)`).
+std::string printableValue(llvm::StringRef value);
+
+/// A message as text diagnostics print it: escaped, each quoted value
+/// ('...') longer than 256 bytes cut like printableValue (`'aaaa…'
+/// (1048576 bytes)`), and the whole message cut after 4096 bytes. JSON and
+/// SARIF keep the message as it is.
+std::string printableMessage(llvm::StringRef message);
+
+/// The candidate closest to `word`, for a "did you mean" hint: about one
+/// typo per three characters, never all of a word's characters, a
+/// difference of case counting as none. "" if none is that close.
+std::string nearestName(llvm::StringRef word,
+                        const std::vector<std::string> &candidates);
+/// " (did you mean 'x'?)" for the nearestName x of `candidates`, or "".
+std::string didYouMean(llvm::StringRef word,
+                       const std::vector<std::string> &candidates);
 
 /// Collects diagnostics; renders them when asked. Rendering is separate from
 /// reporting so that the same diagnostics can be printed as text, JSON or

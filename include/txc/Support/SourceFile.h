@@ -18,7 +18,9 @@ class SourceFile {
 public:
   SourceFile(std::string displayName, std::string contents);
 
-  /// Reads `path`, refusing files larger than `maxBytes`.
+  /// Reads `path` ("-": standard input, named kStdinName) by the rule of
+  /// InputFiles.h, refusing more than `maxBytes` bytes. Errors are those of
+  /// readInputFile: a reason without the path.
   static llvm::Expected<std::shared_ptr<SourceFile>>
   read(llvm::StringRef path, uint64_t maxBytes);
 

@@ -55,15 +55,9 @@ struct AbiLayout {
 
 struct WeightsPlan;
 
-/// The status code of the run entry points when the workspace is unusable:
-/// the caller's is NULL, misaligned or too small, or <p>_run could not
-/// allocate one.
-inline constexpr int32_t kWorkspaceStatusCode = 13;
-inline constexpr llvm::StringLiteral kWorkspaceStatusMacro = "TXC_E_WORKSPACE";
-inline constexpr llvm::StringLiteral kWorkspaceStatusMeaning =
-    "the workspace is NULL, misaligned or too small, or could not be "
-    "allocated";
-/// Which check failed, in txc_status.dim.
+/// Why a run entry point returned StatusCode::Workspace (the caller's
+/// workspace is NULL, misaligned or too small, or <p>_run could not allocate
+/// one), in txc_status.dim.
 enum class WorkspaceCheck : int32_t { Pointer = 0, Size = 1, Allocation = 2 };
 
 /// "<p>_run_with_workspace", or "<p>_run_with_weights_and_workspace" with

@@ -5,7 +5,9 @@
 #include "txc/Analysis/Contract.h"
 #include "txc/Target/ObjectEmitter.h"
 
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace txc {
 
@@ -22,6 +24,9 @@ struct ArtifactInfo {
   std::string weightsFile; ///< external weights: the blob's file name
   /// The kernel's workspace (docs/abi.md); 0 if it needs none.
   uint64_t workspaceBytes = 0;
+  /// The functions the object imports, sorted (docs/abi.md, "Imports");
+  /// unknown when the primary output is not an object.
+  std::optional<std::vector<std::string>> imports;
 };
 
 /// The C99 header declaring the artifact's entry points (docs/abi.md).

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class LLVMContext;
@@ -27,12 +28,39 @@ struct TargetSpec {
   unsigned optLevel = 2;
 };
 
+/// A --target, --cpu or --features value the target does not know: the
+/// message (with a "did you mean" when a name is close) and notes (what
+/// the valid names are, or where to find them).
+class TargetOptionError : public llvm::ErrorInfo<TargetOptionError> {
+public:
+  static char ID;
+  TargetOptionError(std::string message, std::vector<std::string> notes)
+      : message(std::move(message)), notes(std::move(notes)) {}
+  void log(llvm::raw_ostream &os) const override;
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+
+  std::string message;
+  std::vector<std::string> notes;
+};
+
 /// Resolves the command line's target: an empty triple means the host's, an
 /// empty or "native" CPU means the host's CPU with its exact features.
+/// Unknown triples, CPUs and features (checked before any target machine
+/// exists, so LLVM never warns about them) are TargetOptionErrors.
 llvm::Expected<TargetSpec> resolveTargetSpec(llvm::StringRef triple,
                                              llvm::StringRef cpu,
                                              llvm::StringRef features,
                                              unsigned optLevel);
+
+/// What `--target help` prints: the architectures txc compiles for and
+/// the form of a triple.
+std::string describeTargets();
+/// What `--cpu help` prints: the CPUs of `triple` ("" for this machine).
+llvm::Expected<std::string> describeCPUs(llvm::StringRef triple);
+/// What `--features help` prints: the features of `triple`, described.
+llvm::Expected<std::string> describeFeatures(llvm::StringRef triple);
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const TargetSpec &spec);

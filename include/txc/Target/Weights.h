@@ -80,14 +80,7 @@ struct WeightsBlobLayout {
   static constexpr unsigned kCountOffset = 32;
 };
 
-/// The status code of <p>_run_with_weights when the blob is not the one
-/// the object was compiled with.
-inline constexpr int32_t kWeightsStatusCode = 12;
-inline constexpr llvm::StringLiteral kWeightsStatusMacro = "TXC_E_WEIGHTS";
-inline constexpr llvm::StringLiteral kWeightsStatusMeaning =
-    "the weights blob is NULL, misaligned, of the wrong size or not the one "
-    "this object was compiled with";
-/// Which check failed, in txc_status.dim.
+/// Why <p>_run_with_weights returned StatusCode::Weights, in txc_status.dim.
 enum class WeightsCheck : int32_t { Pointer = 0, Size = 1, Marker = 2 };
 
 /// "<p>_run_with_weights".

@@ -77,9 +77,15 @@ std::vector<CallTensor> shapeOnlyInputs(const Contract &contract,
                                         const CallSpec &call);
 std::vector<CallTensor> shapeOnlyOutputs(const Contract &contract);
 
-/// Whether `outcome` is what `expect` says.
+/// Whether `outcome` is what `expect` says: it passes, or fails at the
+/// same guard with the same code. The message is text for people: one
+/// that differs is reported (expectedMessageDiffers), not a mismatch.
 bool matchesExpectation(const ExpectedOutcome &expect,
                         const CallOutcome &outcome);
+
+/// Whether `expect` gives a message and the failing `outcome` has another.
+bool expectedMessageDiffers(const ExpectedOutcome &expect,
+                            const CallOutcome &outcome);
 
 /// Parses `--shape NAME=[DTYPE:]DIMS` (DIMS: `8x4`, `7`, or `[]`/empty for a
 /// rank-0 tensor; DTYPE: a dtype name or an integer code). Reports usage

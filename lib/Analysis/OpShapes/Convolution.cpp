@@ -20,12 +20,6 @@ using namespace txc;
 
 namespace {
 
-/// Floor division of constants (C++ `/` truncates toward zero).
-int64_t floorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
 /// Checks that every integer of an IntList attribute lies in [min, max];
 /// records a problem at the attribute otherwise.
 bool checkListRange(InferenceContext &ctx, llvm::StringRef name,
@@ -133,13 +127,10 @@ std::optional<ShapeExpr> windowOutputDim(InferenceContext &ctx,
                                         std::to_string(bounds.min + extent)));
     return std::nullopt;
   }
-  // Split into the symbolic part, which must divide exactly, and the
-  // constant, which rounds down.
+  // Split into the symbolic part, which must divide exactly (as 2*S does
+  // for S declared multiple_of 2), and the constant, which rounds down.
   int64_t stride = window.stride[axis];
-  int64_t constant = 0;
-  for (const ShapeExpr::Term &term : numerator->terms())
-    if (term.symbols.empty())
-      constant = term.coeff;
+  int64_t constant = numerator->constantTerm();
   ShapeExpr symbolic =
       *ShapeExpr::sub(*numerator, ShapeExpr::constant(constant));
   auto quotient = symbolic.divExact(stride);
@@ -147,19 +138,10 @@ std::optional<ShapeExpr> windowOutputDim(InferenceContext &ctx,
     std::vector<std::string> notes = {
         "with a symbolic input " + std::string(axisName) +
         ", txc needs stride 1 or an input dimension whose symbolic part is a "
-        "multiple of the stride: declare it as e.g. '" +
+        "multiple of the stride: declare its symbol with multiple_of " +
+        std::to_string(stride) + ", or declare it as e.g. '" +
         std::to_string(stride) + "*K' with a new symbol K instead of '" +
         ctx.str(in) + "'"};
-    for (uint32_t id : symbolic.symbols())
-      if (ctx.program.symbols[id].multipleOf % stride == 0)
-        notes.push_back("symbol '" + ctx.program.symbols[id].name +
-                        "' is declared multiple_of " +
-                        std::to_string(ctx.program.symbols[id].multipleOf) +
-                        ", but " + ctx.program.symbols[id].name + "/" +
-                        std::to_string(stride) +
-                        " is not an expression of the declared symbols; "
-                        "declare a symbol for it and write the dimension as "
-                        "a multiple of it");
     ctx.fail(ctx.node.loc, "non-polynomial-dim",
              "the output " + std::string(axisName) + " of '" + ctx.opName() +
                  "' node '" + ctx.node.name + "' is floor((" +
@@ -171,7 +153,7 @@ std::optional<ShapeExpr> windowOutputDim(InferenceContext &ctx,
     return std::nullopt;
   }
   return ShapeExpr::add(*quotient,
-                        ShapeExpr::constant(floorDiv(constant, stride) + 1));
+                        ShapeExpr::constant(floorDivide(constant, stride) + 1));
 }
 
 bool isFloatDType(DType type) { return isFloat(type); }

@@ -495,18 +495,13 @@ splitEvenly(InferenceContext &ctx, const Shape &shape, unsigned axis,
   auto piece = dim.divExact(num);
   if (piece)
     return std::vector<ShapeExpr>(size_t(num), *piece);
+  // Divisible as a polynomial, where a symbol declared multiple_of m
+  // counts as m times a symbol: K multiple_of 4 splits in two.
   std::vector<std::string> notes;
-  if (auto id = dim.getSingleSymbol()) {
-    const Symbol &symbol = ctx.program.symbols[*id];
-    if (symbol.multipleOf % num == 0)
-      notes.push_back("symbol '" + symbol.name + "' is declared a multiple "
-                      "of " + std::to_string(symbol.multipleOf) + ", but " +
-                      symbol.name + "/" + std::to_string(num) +
-                      " is not a polynomial over the symbols; declare the "
-                      "input dimension as " + std::to_string(num) +
-                      " times a new symbol instead");
-  }
-  if (!dim.isConstant() && notes.empty())
+  if (auto needed = dim.multipleNeededFor(num))
+    notes.push_back(suggestMultipleOf(ctx.program.symbols[needed->id].name,
+                                      needed->multipleOf));
+  else if (!dim.isConstant())
     notes.push_back("the dimension must be divisible by " +
                     std::to_string(num) + " as a polynomial, e.g. " +
                     std::to_string(num) + " times a symbol");

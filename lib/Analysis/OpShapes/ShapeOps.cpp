@@ -80,6 +80,38 @@ std::string withInferred(const InferenceContext &ctx, const Shape &shape,
   return text + "]";
 }
 
+/// How to make `total` divisible by the constant `known` (the other dims
+/// of a reshape with -1): declare the one symbol of `total` a multiple.
+std::vector<std::string> divisibilityNotes(const InferenceContext &ctx,
+                                           const ShapeExpr &total,
+                                           const ShapeExpr &known) {
+  std::optional<int64_t> divisor = known.getConstant();
+  std::optional<SymbolRef> needed =
+      divisor ? total.multipleNeededFor(*divisor) : std::nullopt;
+  if (!needed)
+    return {};
+  auto declared = total.substitute([&](uint32_t id) {
+    int64_t multiple = id == needed->id ? needed->multipleOf
+                                        : ctx.program.symbols[id].multipleOf;
+    return std::optional<ShapeExpr>(ShapeExpr::symbol({id, multiple}));
+  });
+  auto dim = declared ? declared->divExact(*divisor) : std::nullopt;
+  return {
+      suggestMultipleOf(ctx.program.symbols[needed->id].name,
+                        needed->multipleOf) +
+      (dim ? " (the dimension is then " + ctx.str(*dim) + ")" : std::string())};
+}
+
+std::vector<std::string> mismatchNotes(const Shape &target) {
+  std::vector<std::string> notes = {
+      "element counts must be equal as polynomials over the symbols"};
+  if (llvm::any_of(target,
+                   [](const ShapeExpr &d) { return d.hasFloorDivOrMod(); }))
+    notes.push_back("'//' and '%' round: to divide a symbol exactly, declare "
+                    "its multiple_of and write '/'");
+  return notes;
+}
+
 /// reshape: the `shape` attribute, with at most one -1 inferred so that the
 /// element counts agree as polynomials.
 std::vector<TensorType> inferReshape(InferenceContext &ctx) {
@@ -126,17 +158,17 @@ std::vector<TensorType> inferReshape(InferenceContext &ctx) {
       ctx.fail(value.list[inferred].loc, "shape-mismatch",
                nodeRef(ctx) + " cannot infer dimension " +
                    std::to_string(inferred) + " (the -1) of " +
-                   withInferred(ctx, *target, inferred) + ": " + why);
+                   withInferred(ctx, *target, inferred) + ": " + why,
+               divisibilityNotes(ctx, *total, *known));
       return {};
     }
     (*target)[inferred] = std::move(*quotient);
   } else if (*total != *known) {
     ctx.fail(attr->loc, "shape-mismatch",
              nodeRef(ctx) + " cannot reshape " + ctx.str(a.shape) + " (" +
-                 ctx.str(*total) + " elements) to " + ctx.str(*target) +
-                 " (" + ctx.str(*known) + " elements)",
-             {"element counts must be equal as polynomials over the "
-              "symbols"});
+                 ctx.str(*total) + " elements) to " + ctx.str(*target) + " (" +
+                 ctx.str(*known) + " elements)",
+             mismatchNotes(*target));
     return {};
   }
   return {TensorType{a.dtype, std::move(*target)}};

@@ -40,11 +40,14 @@ class Status(ctypes.Structure):
 
 
 def evaluate_dim(dim, symbols):
-    """A manifest dim (an integer or an expression like "S+T") at `symbols`."""
+    """A manifest dim (an integer or an expression like "S+T", "B/8" or
+    "(S+7)//8") at `symbols`. txc's // and % are Python's; its / is exact, so
+    it is Python's // too."""
     if isinstance(dim, int):
         return dim
-    if not re.fullmatch(r"[A-Za-z0-9_+\-* ()]+", dim):
+    if not re.fullmatch(r"[A-Za-z0-9_+\-*/% ()]+", dim):
         raise ValueError("unexpected dim expression " + dim)
+    dim = re.sub(r"(?<!/)/(?!/)", "//", dim)
     return int(eval(dim, {"__builtins__": {}}, dict(symbols)))
 
 

@@ -1,0 +1,171 @@
+//===- DocsTest.cpp -------------------------------------------------------===//
+//
+// The parts of docs/ that restate a list of the code: each is compared with
+// the list it comes from, so that a new entry cannot leave the docs behind.
+// On a mismatch the expected text is printed: paste it into the doc.
+//
+//===----------------------------------------------------------------------===//
+#include "txc/Program/OpRegistry.h"
+#include "txc/Support/StatusCodes.h"
+#include "txc/Target/Imports.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace txc;
+
+namespace {
+
+std::string readSource(const std::string &relativePath) {
+  std::string path = std::string(TXC_SOURCE_DIR) + "/" + relativePath;
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  EXPECT_TRUE(bool(buffer)) << "cannot read " << path;
+  return buffer ? (*buffer)->getBuffer().str() : "";
+}
+
+/// The Markdown table of `doc` whose header row is `header`: that row and
+/// the rows after it, up to the first line that is not a table row.
+std::string tableWithHeader(llvm::StringRef doc, llvm::StringRef header) {
+  size_t start = doc.find(header.str() + "\n");
+  if (start == llvm::StringRef::npos)
+    return "(no table with the header " + header.str() + ")";
+  std::string table;
+  for (llvm::StringRef rest = doc.substr(start); !rest.empty();) {
+    auto [line, next] = rest.split('\n');
+    if (!line.starts_with("|"))
+      break;
+    table += line.str() + "\n";
+    rest = next;
+  }
+  return table;
+}
+
+TEST(Docs, AbiStatusCodeTableIsStatusCodesDef) {
+  std::string header = "| Macro | Value | Meaning |";
+  std::string expected = header + "\n|-------|-------|---------|\n";
+  for (const StatusCodeInfo &info : kStatusCodes)
+    expected += "| `" + info.macro.str() + "` | " +
+                std::to_string(int(info.code)) + " | " + info.meaning.str() +
+                " |\n";
+  EXPECT_EQ(tableWithHeader(readSource("docs/abi.md"), header), expected)
+      << "docs/abi.md, \"Status codes\", must be the table of "
+         "include/txc/Support/StatusCodes.def";
+}
+
+/// README.md, docs/*.md and samples/*/README.md, relative to the source.
+std::vector<std::string> markdownFiles() {
+  std::vector<std::string> files = {"README.md"};
+  for (const char *dir : {"docs", "samples"}) {
+    std::error_code ec;
+    std::string root = std::string(TXC_SOURCE_DIR) + "/" + dir;
+    for (llvm::sys::fs::recursive_directory_iterator it(root, ec), end;
+         it != end && !ec; it.increment(ec))
+      if (llvm::sys::path::extension(it->path()) == ".md")
+        files.push_back(dir + it->path().substr(root.size()));
+  }
+  return files;
+}
+
+// "`TXC_E_WEIGHTS` (12", "13 (`TXC_E_WORKSPACE`)", "11, `TXC_E_...`",
+// "rc = 5 (TXC_E_DIM": wherever the docs give a code's value with its name,
+// it is the value of StatusCodes.def.
+TEST(Docs, StatusCodeValuesInTheTextAreStatusCodesDef) {
+  llvm::Regex nameThenValue("`?(TXC_OK|TXC_E_[A-Z_]+)`? \\(([0-9]+)");
+  llvm::Regex valueThenName("([0-9]+),? \\(?`?(TXC_OK|TXC_E_[A-Z_]+)");
+  size_t checked = 0;
+  for (const std::string &file : markdownFiles()) {
+    std::string text = readSource(file);
+    for (auto [regex, nameGroup, valueGroup] :
+         {std::tuple(&nameThenValue, 1, 2), std::tuple(&valueThenName, 2, 1)}) {
+      llvm::SmallVector<llvm::StringRef, 3> match;
+      for (llvm::StringRef rest = text; regex->match(rest, &match);
+           rest = rest.substr(rest.find(match[0]) + match[0].size())) {
+        int value = std::stoi(match[valueGroup].str());
+        const StatusCodeInfo *info = findStatusCode(StatusCode(value));
+        EXPECT_TRUE(info && info->macro == match[nameGroup])
+            << file << ": \"" << match[0].str() << "\": "
+            << match[nameGroup].str() << " is not " << value;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 10u);
+}
+
+TEST(Docs, AbiImportTableIsImportsDef) {
+  std::string header = "| Function | Library | Needed for |";
+  std::string expected = header + "\n|----------|---------|------------|\n";
+  for (const ImportInfo &info : kObjectImports)
+    expected += "| `" + info.name.str() + "` | " +
+                importLibraryName(info.library).str() + " | " +
+                info.neededFor.str() + " |\n";
+  EXPECT_EQ(tableWithHeader(readSource("docs/abi.md"), header), expected)
+      << "docs/abi.md, \"Imports\", must be the table of "
+         "include/txc/Target/Imports.def";
+}
+
+/// The op names in backquotes in the first column of a table.
+std::set<std::string> opsInFirstColumn(llvm::StringRef table) {
+  std::set<std::string> names;
+  llvm::SmallVector<llvm::StringRef, 64> lines;
+  table.split(lines, '\n', -1, false);
+  if (lines.size() < 2)
+    return names;
+  for (llvm::StringRef line : llvm::ArrayRef(lines).drop_front(2)) {
+    llvm::StringRef cell = line.drop_front().split('|').first;
+    llvm::SmallVector<llvm::StringRef, 8> parts;
+    cell.split(parts, '`');
+    for (size_t i = 1; i < parts.size(); i += 2)
+      names.insert(parts[i].str());
+  }
+  return names;
+}
+
+TEST(Docs, OpsSummaryTableHasEveryOp) {
+  std::string table =
+      tableWithHeader(readSource("docs/ops.md"),
+                      "| Ops | Operands | Attributes | Dtypes | Result |");
+  std::set<std::string> listed = opsInFirstColumn(table);
+  for (const OpInfo &op : allOps())
+    EXPECT_TRUE(listed.count(op.name.str()))
+        << "op '" << op.name.str()
+        << "' of Ops.def is missing from the summary table of docs/ops.md";
+  for (const std::string &name : listed)
+    EXPECT_TRUE(lookupOp(name))
+        << "docs/ops.md's summary table lists '" << name
+        << "', which is not an op of Ops.def";
+}
+
+TEST(Docs, ArchitectureNamesEveryPassOfThePipeline) {
+  std::string pipeline = readSource("lib/Pipeline/Pipeline.cpp");
+  std::string architecture = readSource("docs/architecture.md");
+  // create<Name>[Pass](...) and MLIR's build<Name>Pipeline(...).
+  llvm::Regex created("(create|build)([A-Z][A-Za-z0-9]*)\\(");
+  llvm::SmallVector<llvm::StringRef, 3> match;
+  std::set<std::string> names;
+  for (llvm::StringRef rest = pipeline; created.match(rest, &match);
+       rest = rest.substr(rest.find(match[0]) + match[0].size())) {
+    llvm::StringRef name = match[2];
+    if (!name.consume_back("Pass"))
+      name.consume_back("Pipeline");
+    // buildTxcPipeline is the file's own entry point.
+    if (name != "Txc")
+      names.insert(name.str());
+  }
+  EXPECT_GT(names.size(), 30u);
+  for (const std::string &name : names)
+    EXPECT_NE(architecture.find("`" + name + "`"), std::string::npos)
+        << "the pass " << name
+        << " of lib/Pipeline/Pipeline.cpp is not named (as `" << name
+        << "`) in docs/architecture.md";
+}
+
+} // namespace
