@@ -17,6 +17,8 @@
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
+#include <set>
+
 using namespace txc;
 using namespace txc::onnximport;
 
@@ -199,6 +201,50 @@ static bool checkTensorTypes(const onnx::ModelProto &model,
   return ok;
 }
 
+/// Reports each output of `graph` (and of its subgraphs) that is not a
+/// value of the graph or of an enclosing one. libonnx 1.12's checker lets
+/// such a model through, and its version converter then dereferences the
+/// missing value (a SIGSEGV, found by txc-import-fuzzer).
+static bool checkOutputsDefined(const onnx::GraphProto &graph,
+                                std::set<std::string> visible,
+                                const std::string &pointer,
+                                llvm::StringRef displayName,
+                                DiagnosticEngine &diags) {
+  for (const onnx::ValueInfoProto &input : graph.input())
+    visible.insert(input.name());
+  for (const onnx::TensorProto &initializer : graph.initializer())
+    visible.insert(initializer.name());
+  for (const onnx::NodeProto &node : graph.node())
+    visible.insert(node.output().begin(), node.output().end());
+  bool ok = true;
+  for (int i = 0; i < graph.output_size(); ++i) {
+    if (visible.count(graph.output(i).name()))
+      continue;
+    Loc loc;
+    loc.pointer = pointer + "/output/" + std::to_string(i);
+    diags.error(DiagCategory::Invalid, "onnx-invalid", displayName, loc,
+                "graph output '" + printable(graph.output(i).name()) +
+                    "' is not an input, an initializer or a node's output");
+    ok = false;
+  }
+  for (int n = 0; n < graph.node_size(); ++n) {
+    const onnx::NodeProto &node = graph.node(n);
+    for (int a = 0; a < node.attribute_size(); ++a) {
+      const onnx::AttributeProto &attr = node.attribute(a);
+      std::string at = pointer + "/node/" + std::to_string(n) + "/attribute/" +
+                       std::to_string(a);
+      if (attr.has_g())
+        ok &= checkOutputsDefined(attr.g(), visible, at + "/g", displayName,
+                                  diags);
+      for (int g = 0; g < attr.graphs_size(); ++g)
+        ok &= checkOutputsDefined(attr.graphs(g), visible,
+                                  at + "/graphs/" + std::to_string(g),
+                                  displayName, diags);
+    }
+  }
+  return ok;
+}
+
 std::shared_ptr<const onnx::ModelProto>
 txc::onnximport::loadOnnxModel(llvm::StringRef bytes,
                                llvm::StringRef displayName,
@@ -226,6 +272,7 @@ txc::onnximport::loadOnnxModel(llvm::StringRef bytes,
   if (!guarded(DiagCategory::Invalid, displayName, "onnx-checker",
                "the ONNX checker rejects the model", diags,
                [&] { onnx::checker::check_model(*model); }) ||
+      !checkOutputsDefined(model->graph(), {}, "/graph", displayName, diags) ||
       !checkTensorTypes(*model, displayName, diags))
     return nullptr;
   if (*opset != kOnnxTargetOpset) {
