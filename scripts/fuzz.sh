@@ -5,7 +5,7 @@
 # seeds and the corpus kept in build-fuzz/test/fuzz/corpus/ by earlier runs.
 #
 #   scripts/fuzz.sh [SECONDS] [NAME...]    NAME: program, dims, manifest,
-#                                          calls, npy, safetensors
+#                                          calls, npy, safetensors, import
 #
 # $TXC_FUZZ_JOBS harnesses run at once (default 2). A crash, hang or broken
 # invariant fails the run and leaves the input under

@@ -92,7 +92,8 @@ static bool isInside(llvm::StringRef path, llvm::StringRef dir) {
 
 llvm::Expected<std::string>
 txc::resolveWeightsPath(llvm::StringRef programPath, llvm::StringRef written,
-                        llvm::ArrayRef<std::string> allowedDirs) {
+                        llvm::ArrayRef<std::string> allowedDirs,
+                        llvm::StringRef owner) {
   namespace path = llvm::sys::path;
   namespace fs = llvm::sys::fs;
   if (written.empty())
@@ -109,7 +110,7 @@ txc::resolveWeightsPath(llvm::StringRef programPath, llvm::StringRef written,
     llvm::SmallString<256> normalized(written);
     path::remove_dots(normalized, /*remove_dot_dot=*/true);
     if (normalized == ".." || llvm::StringRef(normalized).starts_with("../")) {
-      problem = "leaves the program's directory";
+      problem = ("leaves the " + owner + "'s directory").str();
     } else {
       // Every component below the program's directory must be a real
       // directory or file, not a symbolic link.
@@ -139,8 +140,9 @@ txc::resolveWeightsPath(llvm::StringRef programPath, llvm::StringRef written,
   if (allowedDirs.empty())
     return weightsError(
         DiagCategory::Invalid, "weights-path",
-        message + "; weights files must be inside the program's directory "
-                  "(pass --allow-weights-outside DIR to allow files in DIR)");
+        message + "; weights files must be inside the " + owner +
+            "'s directory (pass --allow-weights-outside DIR to allow files "
+            "in DIR)");
   llvm::SmallString<256> full;
   if (path::is_absolute(written)) {
     full = written;
@@ -370,9 +372,8 @@ llvm::Expected<std::vector<WeightsFile::Entry>> SafetensorsParser::parse() {
   return entries;
 }
 
-llvm::Expected<std::unique_ptr<WeightsFile>>
-WeightsFile::open(llvm::StringRef path, llvm::StringRef displayName,
-                  Format format) {
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+txc::mapWeightsFile(llvm::StringRef path, llvm::StringRef displayName) {
   // Opened once, by the rule of every input (a FIFO or a device is refused
   // before it is read), without following a final symbolic link: the
   // checks and the bytes the compiler uses are of the same file even if
@@ -385,7 +386,15 @@ WeightsFile::open(llvm::StringRef path, llvm::StringRef displayName,
     return weightsError(DiagCategory::IO, "weights-io",
                         "cannot read weights file '" + displayName + "': " +
                             takeInputError(buffer.takeError()).reason);
+  return std::move(*buffer);
+}
 
+llvm::Expected<std::unique_ptr<WeightsFile>>
+WeightsFile::open(llvm::StringRef path, llvm::StringRef displayName,
+                  Format format) {
+  auto buffer = mapWeightsFile(path, displayName);
+  if (!buffer)
+    return buffer.takeError();
   return fromBuffer(std::move(*buffer), displayName, format);
 }
 

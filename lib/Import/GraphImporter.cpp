@@ -96,10 +96,7 @@ std::optional<TensorType> GraphImporter::importValueType(
     diags.error(category, id, file, pointerLoc(pointer), message);
     return std::nullopt;
   };
-  if (!info.type().has_tensor_type())
-    return fail(DiagCategory::NotRepresentable, "onnx-type",
-                what + " is not a tensor (sequences, maps and optionals "
-                       "are not supported)");
+  // loadOnnxModel checked that the inputs are tensors.
   const onnx::TypeProto::Tensor &tensor = info.type().tensor_type();
   std::optional<DType> dtype = dtypeOfOnnx(tensor.elem_type());
   if (!dtype)

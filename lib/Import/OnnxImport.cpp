@@ -144,7 +144,7 @@ txc::importOnnxModel(llvm::StringRef modelBytes, llvm::StringRef displayName,
   if (!parseDims(options, symbolNames, ranges, statics, diags))
     return std::nullopt;
   std::shared_ptr<const onnx::ModelProto> model =
-      loadOnnxModel(modelBytes, displayName, diags);
+      loadOnnxModel(modelBytes, displayName, options, diags);
   if (!model)
     return std::nullopt;
   GraphImporter importer(model, displayName.str(), weightsFileName.str(),
@@ -166,6 +166,14 @@ txc::importOnnxModel(llvm::StringRef modelBytes, llvm::StringRef displayName,
   result.weights = writeSafetensors(importer.program.constants);
   result.weightsFileName = weightsFileName.str();
   return result;
+}
+
+std::vector<std::string> txc::supportedOnnxOps() {
+  std::vector<std::string> ops;
+  for (const ConverterEntry &entry : allConverters())
+    if (ops.empty() || ops.back() != entry.opType)
+      ops.push_back(entry.opType);
+  return ops;
 }
 
 /// The model's bytes, mapped by txc's one rule for input files (a regular

@@ -17,6 +17,8 @@
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
+#include <set>
+
 using namespace txc;
 using namespace txc::onnximport;
 
@@ -45,8 +47,6 @@ txc::onnximport::defaultDomainOpset(const onnx::ModelProto &model) {
   return std::nullopt;
 }
 
-/// `text`, or, when it is not valid UTF-8 or has control characters, the
-/// text with each such byte written as \xNN.
 static void makePrintable(std::string &text) {
   const auto *begin = reinterpret_cast<const llvm::UTF8 *>(text.data());
   bool printable =
@@ -63,6 +63,12 @@ static void makePrintable(std::string &text) {
       escaped += "\\x" + llvm::utohexstr(byte, /*LowerCase=*/true, 2);
   }
   text = std::move(escaped);
+}
+
+std::string txc::onnximport::printable(llvm::StringRef text) {
+  std::string result = text.str();
+  makePrintable(result);
+  return result;
 }
 
 static void makePrintable(onnx::ValueInfoProto &info) {
@@ -131,36 +137,126 @@ parseModel(llvm::StringRef bytes, llvm::StringRef displayName,
   return model;
 }
 
-/// Runs `step`, turning a libonnx exception into a diagnostic.
+/// Runs `step`, turning a libonnx exception into a diagnostic of
+/// `category`.
 template <typename Step>
-static bool guarded(llvm::StringRef displayName, llvm::StringRef id,
-                    const llvm::Twine &what, DiagnosticEngine &diags,
-                    Step step) {
+static bool guarded(DiagCategory category, llvm::StringRef displayName,
+                    llvm::StringRef id, const llvm::Twine &what,
+                    DiagnosticEngine &diags, Step step) {
   try {
     step();
     return true;
   } catch (const std::exception &e) {
     std::string message = shortMessage(e.what());
     makePrintable(message);
-    diags.error(DiagCategory::Invalid, id, displayName, Loc(),
-                what + ": " + message);
+    diags.error(category, id, displayName, Loc(), what + ": " + message);
   }
   return false;
+}
+
+/// A model that imports only other domains' opsets (ai.onnx.preview.training,
+/// ai.onnx.ml, a vendor's) is valid ONNX that txc cannot express; without any
+/// opset it is not valid.
+static void reportNoDefaultOpset(const onnx::ModelProto &model,
+                                 llvm::StringRef displayName,
+                                 DiagnosticEngine &diags) {
+  if (model.opset_import_size() == 0) {
+    diags.error(DiagCategory::Invalid, "onnx-invalid", displayName, Loc(),
+                "the ONNX model imports no opset");
+    return;
+  }
+  std::string domains;
+  for (const onnx::OperatorSetIdProto &opset : model.opset_import())
+    domains += (domains.empty() ? "'" : ", '") + printable(opset.domain()) + "'";
+  diags.error(DiagCategory::NotRepresentable, "onnx-unsupported-op",
+              displayName, Loc(),
+              "the model imports no opset of the default domain (ai.onnx), "
+              "only of " +
+                  domains + ": txc imports ONNX standard ops only");
+}
+
+/// The graph's inputs and outputs must be tensors (not sequences, maps or
+/// optionals); checked before shape inference, which libonnx 1.12 cannot
+/// always do on the others.
+static bool checkTensorTypes(const onnx::ModelProto &model,
+                             llvm::StringRef displayName,
+                             DiagnosticEngine &diags) {
+  bool ok = true;
+  auto check = [&](const onnx::ValueInfoProto &info, const char *kind,
+                   int index) {
+    if (info.type().has_tensor_type())
+      return;
+    Loc loc;
+    loc.pointer = "/graph/" + std::string(kind) + "/" + std::to_string(index);
+    diags.error(DiagCategory::NotRepresentable, "onnx-type", displayName, loc,
+                std::string(kind) + " '" + info.name() +
+                    "' is not a tensor (sequences, maps and optionals are "
+                    "not supported)");
+    ok = false;
+  };
+  for (int i = 0; i < model.graph().input_size(); ++i)
+    check(model.graph().input(i), "input", i);
+  for (int i = 0; i < model.graph().output_size(); ++i)
+    check(model.graph().output(i), "output", i);
+  return ok;
+}
+
+/// Reports each output of `graph` (and of its subgraphs) that is not a
+/// value of the graph or of an enclosing one. libonnx 1.12's checker lets
+/// such a model through, and its version converter then dereferences the
+/// missing value (a SIGSEGV, found by txc-import-fuzzer).
+static bool checkOutputsDefined(const onnx::GraphProto &graph,
+                                std::set<std::string> visible,
+                                const std::string &pointer,
+                                llvm::StringRef displayName,
+                                DiagnosticEngine &diags) {
+  for (const onnx::ValueInfoProto &input : graph.input())
+    visible.insert(input.name());
+  for (const onnx::TensorProto &initializer : graph.initializer())
+    visible.insert(initializer.name());
+  for (const onnx::NodeProto &node : graph.node())
+    visible.insert(node.output().begin(), node.output().end());
+  bool ok = true;
+  for (int i = 0; i < graph.output_size(); ++i) {
+    if (visible.count(graph.output(i).name()))
+      continue;
+    Loc loc;
+    loc.pointer = pointer + "/output/" + std::to_string(i);
+    diags.error(DiagCategory::Invalid, "onnx-invalid", displayName, loc,
+                "graph output '" + printable(graph.output(i).name()) +
+                    "' is not an input, an initializer or a node's output");
+    ok = false;
+  }
+  for (int n = 0; n < graph.node_size(); ++n) {
+    const onnx::NodeProto &node = graph.node(n);
+    for (int a = 0; a < node.attribute_size(); ++a) {
+      const onnx::AttributeProto &attr = node.attribute(a);
+      std::string at = pointer + "/node/" + std::to_string(n) + "/attribute/" +
+                       std::to_string(a);
+      if (attr.has_g())
+        ok &= checkOutputsDefined(attr.g(), visible, at + "/g", displayName,
+                                  diags);
+      for (int g = 0; g < attr.graphs_size(); ++g)
+        ok &= checkOutputsDefined(attr.graphs(g), visible,
+                                  at + "/graphs/" + std::to_string(g),
+                                  displayName, diags);
+    }
+  }
+  return ok;
 }
 
 std::shared_ptr<const onnx::ModelProto>
 txc::onnximport::loadOnnxModel(llvm::StringRef bytes,
                                llvm::StringRef displayName,
+                               const OnnxImportOptions &options,
                                DiagnosticEngine &diags) {
   std::shared_ptr<onnx::ModelProto> model =
       parseModel(bytes, displayName, diags);
-  if (!model)
+  if (!model || !inlineExternalData(*model, options, displayName, diags))
     return nullptr;
   std::optional<int64_t> opset = defaultDomainOpset(*model);
   if (!opset) {
-    diags.error(DiagCategory::Invalid, "onnx-invalid", displayName, Loc(),
-                "the ONNX model imports no opset of the default domain "
-                "(ai.onnx)");
+    reportNoDefaultOpset(*model, displayName, diags);
     return nullptr;
   }
   if (*opset > kOnnxTargetOpset || *opset < kOnnxMinOpset) {
@@ -173,12 +269,18 @@ txc::onnximport::loadOnnxModel(llvm::StringRef bytes,
                     llvm::Twine(kOnnxTargetOpset) + ")");
     return nullptr;
   }
-  if (!guarded(displayName, "onnx-checker", "the ONNX checker rejects the model",
-               diags, [&] { onnx::checker::check_model(*model); }))
+  if (!guarded(DiagCategory::Invalid, displayName, "onnx-checker",
+               "the ONNX checker rejects the model", diags,
+               [&] { onnx::checker::check_model(*model); }) ||
+      !checkOutputsDefined(model->graph(), {}, "/graph", displayName, diags) ||
+      !checkTensorTypes(*model, displayName, diags))
     return nullptr;
   if (*opset != kOnnxTargetOpset) {
     auto converted = std::make_shared<onnx::ModelProto>();
-    if (!guarded(displayName, "onnx-version-converter",
+    // The model passed the checker: a conversion libonnx cannot do (an op
+    // change it has no adapter for) is txc's limit, not the model's fault.
+    if (!guarded(DiagCategory::NotRepresentable, displayName,
+                 "onnx-version-converter",
                  "the ONNX version converter cannot convert the model from "
                  "opset " +
                      llvm::Twine(*opset) + " to " +
@@ -193,12 +295,12 @@ txc::onnximport::loadOnnxModel(llvm::StringRef bytes,
   // Strict: a node whose types or shapes contradict its op's schema is an
   // error that names the node. Data propagation lets ONNX follow shape
   // computations too (its results are only cross-checked).
-  onnx::ShapeInferenceOptions options(/*check_type=*/true, /*error_mode=*/1,
+  onnx::ShapeInferenceOptions inference(/*check_type=*/true, /*error_mode=*/1,
                                       /*enable_data_propagation=*/true);
-  if (!guarded(displayName, "onnx-shape-inference",
+  if (!guarded(DiagCategory::Invalid, displayName, "onnx-shape-inference",
                "ONNX shape inference rejects the model", diags, [&] {
                  onnx::shape_inference::InferShapes(
-                     *model, onnx::OpSchemaRegistry::Instance(), options);
+                     *model, onnx::OpSchemaRegistry::Instance(), inference);
                }))
     return nullptr;
   return model;

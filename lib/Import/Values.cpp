@@ -215,6 +215,13 @@ static std::optional<int64_t> elementCount(llvm::ArrayRef<int64_t> dims,
   return count;
 }
 
+/// Copies `bytes.size()` bytes from `source` (memcpy's pointers must not be
+/// null even for 0 bytes, and an empty repeated field's data() is null).
+static void copyInto(std::vector<uint8_t> &bytes, const void *source) {
+  if (!bytes.empty())
+    std::memcpy(bytes.data(), source, bytes.size());
+}
+
 /// The typed repeated field of a TensorProto that holds `type`'s elements
 /// when raw_data is not used, as little-endian bytes.
 static std::optional<std::vector<uint8_t>>
@@ -232,17 +239,17 @@ typedFieldBytes(const onnx::TensorProto &tensor, DType dtype, int64_t count,
   case DType::F32:
     if (!checkCount(tensor.float_data_size(), "float_data"))
       return std::nullopt;
-    std::memcpy(bytes.data(), tensor.float_data().data(), bytes.size());
+    copyInto(bytes, tensor.float_data().data());
     return bytes;
   case DType::F64:
     if (!checkCount(tensor.double_data_size(), "double_data"))
       return std::nullopt;
-    std::memcpy(bytes.data(), tensor.double_data().data(), bytes.size());
+    copyInto(bytes, tensor.double_data().data());
     return bytes;
   case DType::I64:
     if (!checkCount(tensor.int64_data_size(), "int64_data"))
       return std::nullopt;
-    std::memcpy(bytes.data(), tensor.int64_data().data(), bytes.size());
+    copyInto(bytes, tensor.int64_data().data());
     return bytes;
   default:
     // int32_data holds every smaller type, f16 and bf16 as their bits.
@@ -267,8 +274,10 @@ txc::onnximport::readTensorProto(const onnx::TensorProto &tensor,
     return nullptr;
   }
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
-    problem = "keeps its data in an external file, which txc does not read "
-              "yet; save the model with its data inside the .onnx file";
+    // The model's external data was read into raw_data when it was loaded
+    // (ExternalData.cpp); a tensor found elsewhere was not.
+    problem = "keeps its data in an external file, which txc reads only for "
+              "initializers and attribute tensors";
     return nullptr;
   }
   auto known = std::make_shared<KnownTensor>();

@@ -351,6 +351,19 @@ struct ModOp {
   }
 };
 
+/// C's fmod: the remainder has the sign of the dividend; for integers the
+/// truncated remainder, with x fmod 0 == x fmod -1 == 0.
+struct FmodOp {
+  template <class C> static C apply(C x, C y) {
+    if constexpr (kIsFloat<C>)
+      return std::fmod(x, y);
+    else if constexpr (kIsSignedInt<C>)
+      return y == 0 || y == C(-1) ? C(0) : C(x % y);
+    else
+      return y == 0 ? C(0) : C(x % y);
+  }
+};
+
 /// x^e for e >= 0 (as unsigned), wrapping.
 template <class C> C powNonNegative(C x, uint64_t e) {
   C result = 1;
@@ -667,6 +680,7 @@ void txc::registerElementwiseOps(OpEvaluatorTable &table) {
   table.add(OpKind::Mul, evalBinary<MulOp, A::Numeric>);
   table.add(OpKind::Div, evalBinary<DivOp, A::Numeric>);
   table.add(OpKind::Mod, evalBinary<ModOp, A::Numeric>);
+  table.add(OpKind::Fmod, evalBinary<FmodOp, A::Numeric>);
   table.add(OpKind::Pow, evalBinary<PowOp, A::Numeric>);
   table.add(OpKind::Maximum, evalBinary<MaximumOp, A::Any>);
   table.add(OpKind::Minimum, evalBinary<MinimumOp, A::Any>);

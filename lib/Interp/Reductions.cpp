@@ -243,14 +243,17 @@ llvm::Expected<std::vector<Tensor>> evalExtremum(const OpEvalContext &ctx) {
 /// Whether `x`, at a higher index than the best so far, replaces it: when
 /// it is strictly larger (argmax) or smaller (argmin), or it is the first
 /// NaN (NaN beats every number for both, like PyTorch and numpy). Ties keep
-/// the earlier index; -0 and +0 are equal.
-template <class C> bool replacesBest(C x, C best, bool isMax) {
+/// the earlier index, or with `selectLast` take the later one (so the last
+/// NaN wins then); -0 and +0 are equal.
+template <class C> bool replacesBest(C x, C best, bool isMax, bool selectLast) {
   if constexpr (std::is_floating_point_v<C>) {
     if (std::isnan(best))
-      return false;
+      return selectLast && std::isnan(x);
     if (std::isnan(x))
       return true;
   }
+  if (selectLast && x == best)
+    return true;
   return isMax ? x > best : x < best;
 }
 
@@ -258,6 +261,7 @@ llvm::Expected<std::vector<Tensor>> evalArgExtremum(const OpEvalContext &ctx) {
   const Tensor &input = ctx.operand(0);
   const Node &node = ctx.getNode();
   bool isMax = node.kind == OpKind::ArgMax;
+  bool selectLast = getBoolAttr(node, "select_last_index", false);
   auto result = ctx.makeResult();
   if (!result)
     return result.takeError();
@@ -289,7 +293,7 @@ llvm::Expected<std::vector<Tensor>> evalArgExtremum(const OpEvalContext &ctx) {
       auto best = read<T>(input, slices.element(s, 0));
       for (int64_t p = 1; p < slices.size(); ++p) {
         auto x = read<T>(input, slices.element(s, p));
-        if (replacesBest(x, best, isMax)) {
+        if (replacesBest(x, best, isMax, selectLast)) {
           best = x;
           bestIndex = p;
         }

@@ -13,7 +13,10 @@ The seeds come from the tree, at build time:
   manifest,    with --txc: the manifests of the samples and of the programs
   calls        of each lit test (compiled with --emit mlir), pairs of
                manifests of one test (old NUL new, for txc diff), and each
-               manifest NUL its `txc testgen` calls.
+               manifest NUL its `txc testgen` calls;
+  import       the `#--- NAME.txtpb` models of test/lit/import (encoded by
+               protoc against Debian's onnx.proto) and the model.onnx of
+               every node test of libonnx-testdata.
 
 The dictionary has JSON's tokens, the op and attribute names of Ops.def,
 the dtypes, and every property name of docs/schema/*.json.
@@ -191,6 +194,34 @@ def write_manifest_seeds(txc, programs, out, scratch):
             write_seed(os.path.join(out, "manifest"), new + b"\0" + old)
 
 
+ONNX_PROTO_DIR = "/usr/include/onnx"
+ONNX_NODE_TESTS = "/usr/share/libonnx-testdata/data/node"
+
+
+def write_import_seeds(source, out):
+    """The ONNX models of the lit tests and of ONNX's node tests."""
+    directory = os.path.join(out, "import")
+    lit_dir = os.path.join(source, "test", "lit", "import")
+    for file in sorted(os.listdir(lit_dir)):
+        if not file.endswith(".test"):
+            continue
+        for name, text in split_file_sections(os.path.join(lit_dir, file)):
+            if not name.endswith(".txtpb"):
+                continue
+            encoded = subprocess.run(
+                ["protoc", "--encode=onnx.ModelProto",
+                 "--proto_path=" + ONNX_PROTO_DIR, "onnx.proto"],
+                input=text.encode(), capture_output=True)
+            if encoded.returncode == 0:
+                write_seed(directory, encoded.stdout)
+    if os.path.isdir(ONNX_NODE_TESTS):
+        for test in sorted(os.listdir(ONNX_NODE_TESTS)):
+            model = os.path.join(ONNX_NODE_TESTS, test, "model.onnx")
+            if os.path.exists(model):
+                with open(model, "rb") as f:
+                    write_seed(directory, f.read())
+
+
 def write_dictionary(source, path):
     words = set()
     with open(os.path.join(source, "include", "txc", "Program", "Ops.def")) as f:
@@ -226,11 +257,13 @@ def main():
     os.makedirs(args.out)
     programs = collect_programs(args.source)
     write_program_seeds(programs, args.out)
+    write_import_seeds(args.source, args.out)
     with tempfile.TemporaryDirectory() as scratch:
         write_weights_seeds(args.source, args.out, scratch)
         if args.txc:
             write_manifest_seeds(args.txc, programs, args.out, scratch)
-    for name in ("program", "dims", "npy", "safetensors", "manifest", "calls"):
+    for name in ("program", "dims", "npy", "safetensors", "manifest", "calls",
+                 "import"):
         os.makedirs(os.path.join(args.out, name), exist_ok=True)
     write_dictionary(args.source, args.dict)
     with open(os.path.join(args.out, "stamp"), "w") as f:

@@ -1,15 +1,20 @@
 /* Runs an imported zoo model (test/models) through its generated header:
  *
- *   harness INPUT.npy OUT_DIR
+ *   harness INPUT.npy OUT_DIR [REPEAT]
  *
  * reads the model's one input from a .npy file (f32 or i64, C order),
  * asks <model>_output_shapes for the output's dims, calls <model>_run and
  * writes OUT_DIR/<output>.npy. A failed call prints the status and the
- * artifact's message and exits with 3.
+ * artifact's message and exits with 3. With REPEAT, the call is then made
+ * REPEAT more times and each one's wall-clock time is printed as
+ * `time_ns N` (bench/zoo_bench.py).
  *
  * Compile with -DTXC_MODEL=<prefix> -DTXC_MODEL_HEADER='"<prefix>.h"'.
- * C99, nothing but libc. */
+ * C99 and POSIX clock_gettime, nothing but libc. */
+#define _POSIX_C_SOURCE 199309L
 #include TXC_MODEL_HEADER
+
+#include <time.h>
 
 #include "txc_sample.h"
 
@@ -64,12 +69,29 @@ static int read_npy(const char *path, txc_tensor *t) {
   return 0;
 }
 
+/* Calls the model `repeat` times, printing each call's time. */
+static int32_t time_calls(long repeat, txc_tensor *input, txc_tensor *output,
+                          txc_status *status) {
+  for (long i = 0; i < repeat; ++i) {
+    struct timespec begin, end;
+    clock_gettime(CLOCK_MONOTONIC, &begin);
+    int32_t rc = MODEL_FN(_run)(input, 1, output, 1, status);
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    if (rc != TXC_OK)
+      return rc;
+    printf("time_ns %lld\n", (long long)(end.tv_sec - begin.tv_sec) *
+                                     1000000000LL +
+                                 (end.tv_nsec - begin.tv_nsec));
+  }
+  return TXC_OK;
+}
+
 int main(int argc, char **argv) {
   txc_tensor input, output;
   txc_status status;
   char message[512];
-  if (argc != 3) {
-    fprintf(stderr, "usage: %s INPUT.npy OUT_DIR\n", argv[0]);
+  if (argc != 3 && argc != 4) {
+    fprintf(stderr, "usage: %s INPUT.npy OUT_DIR [REPEAT]\n", argv[0]);
     return 2;
   }
   if (read_npy(argv[1], &input) != 0)
@@ -82,6 +104,8 @@ int main(int argc, char **argv) {
     output.data = malloc(output.size_bytes ? (size_t)output.size_bytes : 1);
     rc = MODEL_FN(_run)(&input, 1, &output, 1, &status);
   }
+  if (rc == TXC_OK && argc == 4)
+    rc = time_calls(atol(argv[3]), &input, &output, &status);
   if (rc != TXC_OK) {
     MODEL_FN(_error_message)(&status, message, sizeof message);
     txc_sample_report(argv[1], rc, message);

@@ -147,16 +147,23 @@ def point_name(point):
     return "b%d" % batch + ("s%d" % seq if seq else "")
 
 
-def export(name, out_dir):
-    builder, make_inputs, axes, dims, points, grad = MODELS[name]
+def build_model(name):
+    """The model in eval mode, with its weights from the fixed seed (also
+    bench/zoo_bench.py's)."""
     torch.manual_seed(0)
-    model = builder().eval()
+    model = MODELS[name][0]().eval()
     # Batch norm statistics of a fresh model are 0 and 1; give them values
     # so that folding them is exercised for real.
     for module in model.modules():
         if isinstance(module, torch.nn.BatchNorm2d):
             module.running_mean.uniform_(-0.1, 0.1)
             module.running_var.uniform_(0.5, 1.5)
+    return model
+
+
+def export(name, out_dir):
+    _, make_inputs, axes, dims, points, grad = MODELS[name]
+    model = build_model(name)
     example = make_inputs(points[0] if points[0][0] > 1 else (2, max(points[0][1], 2)))
     input_names = list(example)
     dynamic_axes = dict(axes)

@@ -10,6 +10,11 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
 using namespace txc;
 
 namespace {
@@ -142,6 +147,55 @@ TEST(OnnxImport, RejectsTruncatedBytes) {
   ASSERT_EQ(diags.errorCount(), 1u);
   EXPECT_EQ(diags.exitCode(), ExitInvalidProgram);
   EXPECT_EQ(diags.diagnostics().front().id, "onnx-parse");
+}
+
+TEST(OnnxImport, ExternalDataNeedsTheModelsFile) {
+  // Imported from bytes alone (no model path), a tensor's external data has
+  // no directory to be found in: an error, and no file is opened.
+  onnx::ModelProto model = makeModel("x", "w", "y");
+  onnx::TensorProto *init = model.mutable_graph()->mutable_initializer(0);
+  init->clear_float_data();
+  init->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto *entry = init->add_external_data();
+  entry->set_key("location");
+  entry->set_value("w.bin");
+  DiagnosticEngine diags;
+  EXPECT_FALSE(import(model, diags));
+  ASSERT_EQ(diags.errorCount(), 1u);
+  EXPECT_EQ(diags.exitCode(), ExitInvalidProgram);
+  EXPECT_EQ(diags.diagnostics().front().message,
+            "initializer 'w' keeps its data in the external file 'w.bin', "
+            "but the model was not read from a file");
+}
+
+/// The ops of the first column of docs/onnx.md's "Supported ops" table.
+std::set<std::string> documentedOps() {
+  std::ifstream file(TXC_SOURCE_DIR "/docs/onnx.md");
+  std::stringstream text;
+  text << file.rdbuf();
+  std::string doc = text.str();
+  size_t begin = doc.find("\n## Supported ops");
+  size_t end = doc.find("\n## ", begin + 1);
+  std::set<std::string> ops;
+  std::istringstream lines(doc.substr(begin, end - begin));
+  std::regex name("`([A-Za-z]+)`");
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("| `", 0) != 0)
+      continue;
+    std::string cell = line.substr(1, line.find('|', 1) - 1);
+    for (std::sregex_iterator it(cell.begin(), cell.end(), name), last;
+         it != last; ++it)
+      ops.insert((*it)[1]);
+  }
+  return ops;
+}
+
+TEST(OnnxImport, DocumentedOpsAreTheConverters) {
+  // docs/onnx.md's table is what test/onnx/node_tests.py runs the ONNX node
+  // tests of: it must name exactly the ops with a converter.
+  std::vector<std::string> converters = supportedOnnxOps();
+  EXPECT_EQ(documentedOps(),
+            std::set<std::string>(converters.begin(), converters.end()));
 }
 
 } // namespace

@@ -30,6 +30,12 @@ void ImportCommand::add(CLI::App &app,
       ->allow_extra_args(false);
   onnx->add_option("--name", onnxOptions.programName,
                    "The program's name (default: the model file's name)");
+  onnx->add_option("--allow-weights-outside", onnxOptions.allowedWeightsDirs,
+                   "Allow external data files of the model's tensors inside "
+                   "DIR although they are outside the model's directory, "
+                   "absolute or reached through a symbolic link (repeatable)")
+      ->type_name("DIR")
+      ->allow_extra_args(false);
   addCommon(onnx);
 }
 

@@ -61,10 +61,20 @@ public:
 /// directory. Returns the path to open. Absolute paths, paths that leave
 /// the program's directory and paths through a symbolic link are rejected
 /// (DiagCategory::Invalid, id "weights-path") unless the file's real path
-/// lies inside one of `allowedDirs`.
+/// lies inside one of `allowedDirs`. `owner` names the file that refers
+/// to the weights in messages ("program", or "model" for ONNX external
+/// data).
 llvm::Expected<std::string>
 resolveWeightsPath(llvm::StringRef programPath, llvm::StringRef written,
-                   llvm::ArrayRef<std::string> allowedDirs);
+                   llvm::ArrayRef<std::string> allowedDirs,
+                   llvm::StringRef owner = "program");
+
+/// Opens the file at `path` once, without following a final symbolic
+/// link, checks that it is a regular file and maps it read-only (the bytes
+/// are read only when touched). `displayName` names it in messages.
+/// Problems are DiagCategory::IO with id "weights-io".
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+mapWeightsFile(llvm::StringRef path, llvm::StringRef displayName);
 
 class WeightsFile {
 public:

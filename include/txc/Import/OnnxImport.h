@@ -26,7 +26,7 @@ namespace txc {
 /// converters implement the semantics of this opset (docs/onnx.md).
 inline constexpr int64_t kOnnxTargetOpset = 17;
 /// The oldest default-domain opset accepted (older ones are converted).
-inline constexpr int64_t kOnnxMinOpset = 7;
+inline constexpr int64_t kOnnxMinOpset = 1;
 /// The largest .onnx file read (protobuf's limit for one message).
 inline constexpr uint64_t kMaxOnnxModelBytes = (2ull << 30) - 1;
 /// Initializers of at most this many elements stay inline in the program;
@@ -34,6 +34,8 @@ inline constexpr uint64_t kMaxOnnxModelBytes = (2ull << 30) - 1;
 inline constexpr int64_t kMaxInlineInitializerElements = 16;
 
 struct OnnxImportOptions {
+  /// The model file; tensors' external data is found relative to its
+  /// directory (none is read when it is empty).
   std::string modelPath;
   std::string outputPath;
   /// Default: the output's path with the extension .safetensors.
@@ -44,6 +46,9 @@ struct OnnxImportOptions {
   std::vector<std::string> statics;
   /// The program's name; default: the model file's stem, made an identifier.
   std::string programName;
+  /// Directories outside the model's own where external data files may be
+  /// (--allow-weights-outside), as for txc's weights files.
+  std::vector<std::string> allowedWeightsDirs;
 };
 
 /// What an import produced, before anything is written.
@@ -62,6 +67,10 @@ std::optional<OnnxImportResult>
 importOnnxModel(llvm::StringRef modelBytes, llvm::StringRef displayName,
                 const OnnxImportOptions &options,
                 llvm::StringRef weightsFileName, DiagnosticEngine &diags);
+
+/// The ONNX op types (of the default domain) the importer has a converter
+/// for, sorted: the ops docs/onnx.md's "Supported ops" table lists.
+std::vector<std::string> supportedOnnxOps();
 
 /// The `txc import onnx` job: reads the model, imports it and writes the
 /// program and the weights atomically. Returns the exit code.

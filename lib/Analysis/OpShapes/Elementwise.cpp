@@ -234,7 +234,7 @@ void txc::registerElementwiseShapeRules(ShapeRuleTable &table) {
   table.add(OpKind::Cast, inferCast);
 
   for (OpKind kind : {OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div,
-                      OpKind::Mod, OpKind::Pow})
+                      OpKind::Mod, OpKind::Fmod, OpKind::Pow})
     table.add(kind, inferBinary<Accepts::Numeric, false>);
   for (OpKind kind : {OpKind::Maximum, OpKind::Minimum})
     table.add(kind, inferBinary<Accepts::Any, false>);

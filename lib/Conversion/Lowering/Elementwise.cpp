@@ -399,6 +399,23 @@ Value emitMod(Scalar &s, ValueRange a) {
   return s.select(adjust, adjusted, r);
 }
 
+/// C's `fmod` (PyTorch `fmod`, ONNX `Mod` with fmod=1): the remainder has
+/// the sign of the dividend. Floats: remf, which is exact. Integers: the
+/// truncated remainder, with x fmod 0 == x fmod -1 == 0 (never trapping:
+/// both divide by 1 instead).
+Value emitFmod(Scalar &s, ValueRange a) {
+  Value x = a[0], y = a[1];
+  if (s.isFloating())
+    return s.op<arith::RemFOp>(x, y);
+  Value one = s.like(y, 1);
+  Value trivial = s.cmpi(arith::CmpIPredicate::eq, y, s.like(y, 0));
+  if (!s.isSignedInt())
+    return s.op<arith::RemUIOp>(x, s.select(trivial, one, y));
+  trivial = s.op<arith::OrIOp>(
+      trivial, s.cmpi(arith::CmpIPredicate::eq, y, s.like(y, -1)));
+  return s.op<arith::RemSIOp>(x, s.select(trivial, one, y));
+}
+
 /// base^exponent for exponent >= 0 by square and multiply, wrapping like the
 /// integer multiplication it is made of. `exponent` is treated as unsigned.
 Value intPowNonNegative(Scalar &s, Value base, Value exponent) {
@@ -704,6 +721,8 @@ ScalarFn scalarFn(OpKind kind) {
     return emitDiv;
   case OpKind::Mod:
     return emitMod;
+  case OpKind::Fmod:
+    return emitFmod;
   case OpKind::Pow:
     return emitPow;
   case OpKind::Maximum:

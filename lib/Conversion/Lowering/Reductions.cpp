@@ -301,12 +301,15 @@ FailureOr<SmallVector<Value>> lowerReduce(MLIRGen &gen,
 
 /// Whether the candidate (x, j) replaces the current best (v, i). The order
 /// is total and independent of the visiting order: a larger (argmax) or
-/// smaller (argmin) value wins, equal values go to the lower index, and NaN
-/// beats every number (like PyTorch, for both argmax and argmin).
-Value takesOver(OpBuilder &b, Location at, bool isMax, bool isUnsigned, Value x,
-                Value j, Value v, Value i) {
-  Value lowerIndex =
-      b.create<arith::CmpIOp>(at, arith::CmpIPredicate::slt, j, i);
+/// smaller (argmin) value wins, equal values go to the lower index (the
+/// higher one with `selectLast`), and NaN beats every number (like PyTorch,
+/// for both argmax and argmin).
+Value takesOver(OpBuilder &b, Location at, bool isMax, bool isUnsigned,
+                bool selectLast, Value x, Value j, Value v, Value i) {
+  // Whether index j beats index i when the values are equal.
+  Value winsTie = b.create<arith::CmpIOp>(
+      at, selectLast ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt,
+      j, i);
   if (!isFloatValue(x)) {
     arith::CmpIPredicate better =
         isUnsigned
@@ -315,7 +318,7 @@ Value takesOver(OpBuilder &b, Location at, bool isMax, bool isUnsigned, Value x,
     Value wins = b.create<arith::CmpIOp>(at, better, x, v);
     Value ties = b.create<arith::AndIOp>(
         at, b.create<arith::CmpIOp>(at, arith::CmpIPredicate::eq, x, v),
-        lowerIndex);
+        winsTie);
     return b.create<arith::OrIOp>(at, wins, ties);
   }
   // Ordered comparisons are false when either side is NaN.
@@ -323,13 +326,13 @@ Value takesOver(OpBuilder &b, Location at, bool isMax, bool isUnsigned, Value x,
       at, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, x, v);
   Value ties = b.create<arith::AndIOp>(
       at, b.create<arith::CmpFOp>(at, arith::CmpFPredicate::OEQ, x, v),
-      lowerIndex);
+      winsTie);
   Value xIsNaN = b.create<arith::CmpFOp>(at, arith::CmpFPredicate::UNO, x, x);
   Value vIsNaN = b.create<arith::CmpFOp>(at, arith::CmpFPredicate::UNO, v, v);
   Value trueValue = b.create<arith::ConstantOp>(at, b.getBoolAttr(true));
   Value vIsNumber = b.create<arith::XOrIOp>(at, vIsNaN, trueValue);
   // x NaN: wins over a number, or over a NaN at a higher index.
-  Value nanCase = b.create<arith::OrIOp>(at, vIsNumber, lowerIndex);
+  Value nanCase = b.create<arith::OrIOp>(at, vIsNumber, winsTie);
   // x a number: wins only over a number.
   Value numberCase = b.create<arith::AndIOp>(
       at, vIsNumber, b.create<arith::OrIOp>(at, wins, ties));
@@ -384,6 +387,7 @@ FailureOr<SmallVector<Value>> lowerArgReduce(MLIRGen &gen,
   Value zero = gen.scalar(DType::I64, 0, at);
   unsigned axis = space.axes[0];
   bool isUnsigned = type.dtype == DType::U8;
+  bool selectLast = getBoolAttr(node, "select_last_index", false);
   SmallVector<Value> reduced = buildReduction(
       gen, at, space, input, space.identityMap(gen.context()),
       {{start, type.dtype}, {zero, DType::I64}},
@@ -391,7 +395,8 @@ FailureOr<SmallVector<Value>> lowerArgReduce(MLIRGen &gen,
         Value x = args[0], v = args[1], i = args[2];
         Value j = b.create<arith::IndexCastOp>(
             l, b.getI64Type(), b.create<linalg::IndexOp>(l, axis));
-        Value take = takesOver(b, l, isMax, isUnsigned, x, j, v, i);
+        Value take =
+            takesOver(b, l, isMax, isUnsigned, selectLast, x, j, v, i);
         return SmallVector<Value>{b.create<arith::SelectOp>(l, take, x, v),
                                   b.create<arith::SelectOp>(l, take, j, i)};
       });

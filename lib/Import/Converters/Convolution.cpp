@@ -332,6 +332,41 @@ llvm::LogicalResult convertGlobalPool(NodeImporter &node) {
                          {intListAttr("axes", axes), boolAttr("keepdims", true)});
 }
 
+/// A [C] parameter as [C, 1, ...] for an input of `rank` (NCHW...).
+std::optional<ImportedValue> perChannel(NodeImporter &node,
+                                        const ImportedValue &param,
+                                        unsigned rank) {
+  if (rank == 2)
+    return param;
+  std::vector<int64_t> axes;
+  for (unsigned d = 1; d + 1 < rank; ++d)
+    axes.push_back(d);
+  return node.emit("unsqueeze", {param}, {intListAttr("axes", axes)});
+}
+
+/// An inference BatchNormalization whose statistics are tensors of the
+/// graph: ONNX's formula step by step, scale * (x - mean) /
+/// sqrt(var + epsilon) + bias, each parameter broadcast per channel.
+llvm::LogicalResult convertBatchNormWithTensors(NodeImporter &node) {
+  const ImportedValue &x = node.input(0);
+  unsigned rank = x.type.rank();
+  std::optional<ImportedValue> params[4];
+  for (unsigned i = 0; i < 4; ++i)
+    if (!(params[i] = perChannel(node, node.input(i + 1), rank)))
+      return llvm::failure();
+  const auto &[scale, bias, mean, var] = params;
+  ImportedValue epsilon =
+      node.scalar(x.type.dtype, node.floatAttr("epsilon", 1e-5f));
+  std::optional<ImportedValue> centered, scaled, shifted, deviation, quotient;
+  if (!(centered = node.emit("sub", {x, *mean})) ||
+      !(scaled = node.emit("mul", {*scale, *centered})) ||
+      !(shifted = node.emit("add", {*var, epsilon})) ||
+      !(deviation = node.emit("sqrt", {*shifted})) ||
+      !(quotient = node.emit("div", {*scaled, *deviation})))
+    return llvm::failure();
+  return node.emitOutput(0, "add", {*quotient, *bias});
+}
+
 /// BatchNormalization-15 for inference: with constant statistics it is
 /// y = x * a + b per channel, a = scale / sqrt(var + eps) and
 /// b = bias - mean * a, computed at import in double and rounded once to
@@ -350,6 +385,9 @@ llvm::LogicalResult convertBatchNormalization(NodeImporter &node) {
   const ImportedValue &x = node.input(0);
   if (x.type.rank() < 2 || !isFloat(x.type.dtype))
     return node.invalid("its input must be a float tensor of rank 2 or more");
+  for (unsigned i = 1; i <= 4; ++i)
+    if (!node.known(i))
+      return convertBatchNormWithTensors(node);
   std::optional<std::vector<double>> params[4];
   const char *what[] = {"scale", "bias", "mean", "variance"};
   for (unsigned i = 0; i < 4; ++i)

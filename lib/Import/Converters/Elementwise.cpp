@@ -91,6 +91,24 @@ llvm::LogicalResult convertUnary(NodeImporter &node) {
   return node.emitOutput(0, TxcOp, {node.input(0)});
 }
 
+/// Neg of a known i64 tensor (shape arithmetic) is folded: ONNX's
+/// LayerNormalization body negates an axis to count the reduced dims.
+llvm::LogicalResult convertNeg(NodeImporter &node) {
+  const KnownTensor *known = node.known(0);
+  if (!known || !known->ints || known->dtype != DType::I64)
+    return node.emitOutput(0, "neg", {node.input(0)});
+  std::vector<ShapeExpr> negated;
+  for (const ShapeExpr &value : *known->ints) {
+    std::optional<ShapeExpr> result =
+        ShapeExpr::sub(ShapeExpr::constant(0), value);
+    if (!result)
+      return node.emitOutput(0, "neg", {node.input(0)});
+    negated.push_back(*result);
+  }
+  return node.setKnownOutput(
+      0, KnownTensor::fromInts(known->dtype, known->dims, std::move(negated)));
+}
+
 /// Max, Min and Sum take any number of inputs: a chain of binary ops.
 template <const char *TxcOp>
 llvm::LogicalResult convertVariadic(NodeImporter &node) {
@@ -106,6 +124,40 @@ llvm::LogicalResult convertVariadic(NodeImporter &node) {
   }
   return node.emitOutput(0, TxcOp,
                          {accumulated, node.input(node.numInputs() - 1)});
+}
+
+/// Pow-15's exponent may have another dtype than the base (the result has
+/// the base's). ONNX computes such a power as numpy does, in the common
+/// wider type: f64 when either is a float (f32 ^ i64 is pow in double,
+/// rounded once to f32; i64 ^ f32 is truncated toward zero), i64 for two
+/// integer types (the wrapped product is the same modulo the base's
+/// width). txc's pow takes one dtype: both operands are cast to that type
+/// and the result back to the base's.
+llvm::LogicalResult convertPow(NodeImporter &node) {
+  const ImportedValue &base = node.input(0), &exponent = node.input(1);
+  DType baseType = base.type.dtype;
+  if (exponent.type.dtype == baseType)
+    return node.emitOutput(0, "pow", {base, exponent});
+  DType common = isFloat(baseType) || isFloat(exponent.type.dtype)
+                     ? DType::F64
+                     : DType::I64;
+  auto castTo = [&](const ImportedValue &value,
+                    DType dtype) -> std::optional<ImportedValue> {
+    if (value.type.dtype == dtype)
+      return value;
+    return node.emit("cast", {value}, {stringAttr("dtype", dtypeName(dtype))});
+  };
+  std::optional<ImportedValue> x = castTo(base, common);
+  std::optional<ImportedValue> y = x ? castTo(exponent, common) : std::nullopt;
+  if (!y)
+    return llvm::failure();
+  if (common == baseType)
+    return node.emitOutput(0, "pow", {*x, *y});
+  std::optional<ImportedValue> power = node.emit("pow", {*x, *y});
+  if (!power)
+    return llvm::failure();
+  return node.emitOutput(0, "cast", {*power},
+                         {stringAttr("dtype", dtypeName(baseType))});
 }
 
 llvm::LogicalResult convertIdentity(NodeImporter &node) {
@@ -133,13 +185,11 @@ llvm::LogicalResult convertWhere(NodeImporter &node) {
                          {node.input(0), node.input(1), node.input(2)});
 }
 
+/// Mod-13: fmod=0 is txc's mod (the sign of the divisor, Python's %),
+/// fmod=1 txc's fmod (the sign of the dividend, C's fmod).
 llvm::LogicalResult convertMod(NodeImporter &node) {
-  if (node.intAttr("fmod", 0) != 0)
-    return node.unsupportedAttr("fmod", "is 1 (C's fmod, the sign of the "
-                                        "dividend); txc's 'mod' has the "
-                                        "sign of the divisor",
-                                "use fmod=0");
-  return node.emitOutput(0, "mod", {node.input(0), node.input(1)});
+  const char *op = node.intAttr("fmod", 0) != 0 ? "fmod" : "mod";
+  return node.emitOutput(0, op, {node.input(0), node.input(1)});
 }
 
 llvm::LogicalResult convertCast(NodeImporter &node) {
@@ -166,8 +216,34 @@ llvm::LogicalResult convertLeakyRelu(NodeImporter &node) {
                          {floatAttr("alpha", node.floatAttr("alpha", 0.01f))});
 }
 
-/// Clip-11+: the bounds are optional inputs, which must be constants.
+/// Clip with bounds that are tensors of the graph (not known at import):
+/// maximum(x, min), then minimum(., max), which is txc's clamp with its
+/// bounds as operands (NaN stays NaN; min > max gives max). The bounds are
+/// scalars, which broadcast.
+llvm::LogicalResult convertClipWithTensors(NodeImporter &node) {
+  ImportedValue result = node.input(0);
+  const char *ops[] = {"", "maximum", "minimum"};
+  unsigned last = node.hasInput(2) ? 2 : 1;
+  for (unsigned i = 1; i <= last; ++i) {
+    if (!node.hasInput(i))
+      continue;
+    if (i == last)
+      return node.emitOutput(0, ops[i], {result, node.input(i)});
+    std::optional<ImportedValue> next =
+        node.emit(ops[i], {result, node.input(i)});
+    if (!next)
+      return llvm::failure();
+    result = *next;
+  }
+  return node.setOutput(0, result);
+}
+
+/// Clip-11+: the bounds are optional inputs; constant ones become the
+/// attributes of txc's clamp.
 llvm::LogicalResult convertClip(NodeImporter &node) {
+  for (unsigned i = 1; i <= 2; ++i)
+    if (node.hasInput(i) && !node.known(i))
+      return convertClipWithTensors(node);
   std::vector<NodeAttr> attrs;
   const char *names[] = {"", "min", "max"};
   for (unsigned i = 1; i <= 2; ++i) {
@@ -195,12 +271,12 @@ llvm::LogicalResult convertHardSigmoid(NodeImporter &node) {
 }
 
 constexpr char kAdd[] = "add", kSub[] = "sub", kMul[] = "mul", kDiv[] = "div",
-               kPow[] = "pow", kMaximum[] = "maximum", kMinimum[] = "minimum",
+               kMaximum[] = "maximum", kMinimum[] = "minimum",
                kEq[] = "eq", kLt[] = "lt", kLe[] = "le", kGt[] = "gt",
                kGe[] = "ge", kAnd[] = "and", kOr[] = "or", kXor[] = "xor";
 constexpr char kRelu[] = "relu", kSigmoid[] = "sigmoid", kTanh[] = "tanh",
                kExp[] = "exp", kLog[] = "log", kSqrt[] = "sqrt",
-               kAbs[] = "abs", kNeg[] = "neg", kErf[] = "erf",
+               kAbs[] = "abs", kErf[] = "erf",
                kFloor[] = "floor", kCeil[] = "ceil",
                kReciprocal[] = "reciprocal", kSin[] = "sin", kCos[] = "cos",
                kNot[] = "not", kSign[] = "sign", kRound[] = "round",
@@ -227,7 +303,7 @@ void txc::onnximport::addElementwiseConverters(
           {"Sub", 14, 17, convertBinary<kSub, subDims>},
           {"Mul", 14, 17, convertBinary<kMul, mulDims>},
           {"Div", 14, 17, convertBinary<kDiv, divideDims>},
-          {"Pow", 15, 17, convertBinary<kPow>},
+          {"Pow", 15, 17, convertPow},
           {"Equal", 13, 17, convertBinary<kEq, equalDims, true>},
           {"Less", 13, 17, convertBinary<kLt>},
           {"LessOrEqual", 16, 17, convertBinary<kLe>},
@@ -248,7 +324,7 @@ void txc::onnximport::addElementwiseConverters(
           {"Log", 13, 17, convertUnary<kLog>},
           {"Sqrt", 13, 17, convertUnary<kSqrt>},
           {"Abs", 13, 17, convertUnary<kAbs>},
-          {"Neg", 13, 17, convertUnary<kNeg>},
+          {"Neg", 13, 17, convertNeg},
           {"Erf", 13, 17, convertUnary<kErf>},
           {"Floor", 13, 17, convertUnary<kFloor>},
           {"Ceil", 13, 17, convertUnary<kCeil>},

@@ -19,14 +19,47 @@ llvm::LogicalResult convertSoftmax(NodeImporter &node) {
   return node.emitOutput(0, TxcOp, {node.input(0)}, {intAttr("axis", *axis)});
 }
 
+/// LayerNormalization's optional outputs Mean and InvStdDev, as ONNX's
+/// function body computes them in the stash type (f32), with the
+/// normalized dims kept as 1s: Mean = ReduceMean(X), D = X - Mean,
+/// InvStdDev = 1 / sqrt(ReduceMean(D * D) + epsilon).
+llvm::LogicalResult emitLayerNormStatistics(NodeImporter &node, int64_t axis,
+                                            double epsilon) {
+  ImportedValue x = node.input(0);
+  if (x.type.dtype != DType::F32) {
+    std::optional<ImportedValue> cast =
+        node.emit("cast", {x}, {stringAttr("dtype", "f32")});
+    if (!cast)
+      return llvm::failure();
+    x = *cast;
+  }
+  std::vector<int64_t> axes;
+  for (int64_t d = axis; d < int64_t(x.type.rank()); ++d)
+    axes.push_back(d);
+  std::vector<NodeAttr> reduce = {intListAttr("axes", axes),
+                                  boolAttr("keepdims", true)};
+  std::optional<ImportedValue> mean, centered, square, variance, shifted,
+      deviation, inverse;
+  if (!(mean = node.emit("mean", {x}, reduce)) ||
+      !(centered = node.emit("sub", {x, *mean})) ||
+      !(square = node.emit("mul", {*centered, *centered})) ||
+      !(variance = node.emit("mean", {*square}, reduce)) ||
+      !(shifted =
+            node.emit("add", {*variance, node.scalar(DType::F32, epsilon)})) ||
+      !(deviation = node.emit("sqrt", {*shifted})) ||
+      !(inverse = node.emit("reciprocal", {*deviation})))
+    return llvm::failure();
+  if (node.numOutputs() > 1 && !node.outputName(1).empty() &&
+      llvm::failed(node.setOutput(1, *mean)))
+    return llvm::failure();
+  if (node.numOutputs() > 2 && !node.outputName(2).empty())
+    return node.setOutput(2, *inverse);
+  return llvm::success();
+}
+
 /// LayerNormalization-17 over the dims from `axis` on; Scale and B must
 /// have exactly those dims (txc's layer_norm has no broadcasting weights).
 llvm::LogicalResult convertLayerNormalization(NodeImporter &node) {
-  for (unsigned i = 1; i < node.numOutputs(); ++i)
-    if (!node.outputName(i).empty())
-      return node.unsupported("its Mean or InvStdDev output is used; txc's "
-                              "layer_norm returns only the result",
-                              "");
   const ImportedValue &x = node.input(0);
   int64_t rank = x.type.rank();
   std::optional<int64_t> axis = normalizeOnnxAxis(node.intAttr("axis", -1),
@@ -49,9 +82,14 @@ llvm::LogicalResult convertLayerNormalization(NodeImporter &node) {
               node.str(operands[i].type.shape) + ", not the normalized " +
               node.str(normalized),
           "txc's layer_norm takes weights of exactly the normalized dims");
+  double epsilon = node.floatAttr("epsilon", 1e-5f);
+  bool statistics = (node.numOutputs() > 1 && !node.outputName(1).empty()) ||
+                    (node.numOutputs() > 2 && !node.outputName(2).empty());
+  if (statistics && llvm::failed(emitLayerNormStatistics(node, *axis, epsilon)))
+    return llvm::failure();
   return node.emitOutput(0, "layer_norm", operands,
                          {intAttr("normalized_ndim", rank - *axis),
-                          floatAttr("eps", node.floatAttr("epsilon", 1e-5f))});
+                          floatAttr("eps", epsilon)});
 }
 
 /// Reduce*: the axes are an attribute (ReduceMean-13, ...) or, for
@@ -90,10 +128,6 @@ llvm::LogicalResult convertReduce(NodeImporter &node) {
 
 template <const char *TxcOp>
 llvm::LogicalResult convertArgReduce(NodeImporter &node) {
-  if (node.intAttr("select_last_index", 0) != 0)
-    return node.unsupportedAttr("select_last_index",
-                                "is 1; txc returns the first index of ties",
-                                "");
   int64_t rank = node.input(0).type.rank();
   std::optional<int64_t> axis = normalizeOnnxAxis(node.intAttr("axis", 0),
                                                   rank);
@@ -101,7 +135,9 @@ llvm::LogicalResult convertArgReduce(NodeImporter &node) {
     return node.invalid("its axis is out of range");
   return node.emitOutput(0, TxcOp, {node.input(0)},
                          {intAttr("axis", *axis),
-                          boolAttr("keepdims", node.intAttr("keepdims", 1))});
+                          boolAttr("keepdims", node.intAttr("keepdims", 1)),
+                          boolAttr("select_last_index",
+                                   node.intAttr("select_last_index", 0))});
 }
 
 constexpr char kSoftmax[] = "softmax", kLogSoftmax[] = "log_softmax",

@@ -58,6 +58,7 @@ enum op_kind {
   MUL,
   DIV,
   MOD,
+  FMOD,
   POW,
   MAX,
   MIN,
@@ -146,6 +147,7 @@ static const struct test_case cases[] = {
     BINARY("mul", "mul", MUL, NUMERIC, "XY"),
     BINARY("div", "div", DIV, NUMERIC, "XY"),
     BINARY("mod", "mod", MOD, NUMERIC, "XY"),
+    BINARY("fmod", "fmod", FMOD, NUMERIC, "XY"),
     BINARY("pow", "pow", POW, NUMERIC, "XY"),
     BINARY("maximum", "maximum", MAX, ANY, "XY"),
     BINARY("minimum", "minimum", MIN, ANY, "XY"),
@@ -381,6 +383,8 @@ static int64_t ref_int(const struct test_case *c, enum dtype t, int64_t x,
     int64_t r = x % y;
     return r != 0 && ((r < 0) != (y < 0)) ? r + y : r;
   }
+  case FMOD: /* C's %: the sign of the dividend */
+    return y == 0 || y == -1 ? 0 : x % y;
   case POW:
     if (is_signed && y < 0)
       return x == 1 ? 1 : x == -1 ? ((y & 1) ? -1 : 1) : 0;
