@@ -29,10 +29,12 @@ using namespace txc;
 static const std::vector<std::string> kSymbolNames = {"B", "S", "T", "N",
                                                       "K_2"};
 
-static std::optional<uint32_t> lookupSymbol(llvm::StringRef name) {
+/// The symbols declare no multiple: the sampled values below are any
+/// integers in the ranges, which a multiple would have to constrain.
+static std::optional<SymbolRef> lookupSymbol(llvm::StringRef name) {
   for (size_t i = 0; i < kSymbolNames.size(); ++i)
     if (name == kSymbolNames[i])
-      return uint32_t(i);
+      return SymbolRef{uint32_t(i), 1};
   return std::nullopt;
 }
 
