@@ -18,6 +18,9 @@ seconds=${1:-60}
 shift || true
 build_dir=${TXC_FUZZ_BUILD_DIR:-build-fuzz}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
+# These builds have debug info (-g1), for which ccache hashes the working
+# directory unless told not to: every clean clone would miss the cache.
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 
 # The manifest and calls seeds are compiled by the main build's txc.
 seed_txc=$PWD/${TXC_BUILD_DIR:-build}/bin/txc
