@@ -120,6 +120,17 @@ private:
   void emitAliasLoop(IRBuilder<> &b, GuardSink &sink, const Guard &g,
                      Value *start, Value *end, Value *bytes, Value *array,
                      Value *bytesArray, unsigned count, TensorSide side);
+  /// [start, end) of `bytes` and [otherStart, +otherBytes) share a byte
+  /// (empty ranges overlap nothing).
+  Value *overlaps(IRBuilder<> &b, Value *start, Value *end, Value *bytes,
+                  Value *otherStart, Value *otherBytes) {
+    Value *otherEnd = b.CreateAdd(otherStart, otherBytes);
+    Constant *zero = c64(0);
+    return b.CreateAnd(b.CreateAnd(b.CreateICmpSGT(bytes, zero),
+                                   b.CreateICmpSGT(otherBytes, zero)),
+                       b.CreateAnd(b.CreateICmpULT(start, otherEnd),
+                                   b.CreateICmpULT(otherStart, end)));
+  }
   /// Stores the byte counts known so far into the stack arrays.
   void storeByteCounts(IRBuilder<> &b, CallState &state, unsigned outputs);
   Function *emitReportingGuards(StringRef name, bool checkOutputs);
@@ -467,13 +478,7 @@ void EntryPointEmitter::emitAliasGuard(IRBuilder<> &b, GuardSink &sink,
     Value *other = descriptor(b, array, index);
     Value *otherStart =
         b.CreatePtrToInt(load(b, ptr, other, AbiLayout::kTensorData), i64);
-    Value *otherEnd = b.CreateAdd(otherStart, otherBytes);
-    // Empty ranges overlap nothing.
-    Value *overlap = b.CreateAnd(
-        b.CreateAnd(b.CreateICmpSGT(bytes, zero),
-                    b.CreateICmpSGT(otherBytes, zero)),
-        b.CreateAnd(b.CreateICmpULT(start, otherEnd),
-                    b.CreateICmpULT(otherStart, end)));
+    Value *overlap = overlaps(b, start, end, bytes, otherStart, otherBytes);
     failIf(b, sink, overlap, g, c64(int64_t(otherSide)), c64(index), zero);
   };
   for (unsigned i = 0; i < contract.inputs.size(); ++i)
@@ -527,15 +532,8 @@ void EntryPointEmitter::emitAliasLoop(IRBuilder<> &b, GuardSink &sink,
       b.CreatePtrToInt(load(b, ptr, other, AbiLayout::kTensorData), i64);
   Value *otherBytes =
       b.CreateLoad(i64, b.CreateInBoundsGEP(i64, bytesArray, index));
-  Value *otherEnd = b.CreateAdd(otherStart, otherBytes);
-  Constant *zero = c64(0);
-  // Empty ranges overlap nothing.
-  Value *overlap = b.CreateAnd(
-      b.CreateAnd(b.CreateICmpSGT(bytes, zero),
-                  b.CreateICmpSGT(otherBytes, zero)),
-      b.CreateAnd(b.CreateICmpULT(start, otherEnd),
-                  b.CreateICmpULT(otherStart, end)));
-  failIf(b, sink, overlap, g, c64(int64_t(side)), index, zero);
+  Value *overlap = overlaps(b, start, end, bytes, otherStart, otherBytes);
+  failIf(b, sink, overlap, g, c64(int64_t(side)), index, c64(0));
   Value *next = b.CreateAdd(index, c64(1));
   index->addIncoming(next, b.GetInsertBlock());
   BranchInst *backedge =
