@@ -2,7 +2,8 @@
 //
 // Each op is one contraction into a zero- (or bias-) initialized accumulator:
 // a linalg named op (matmul, batch_matmul, matvec, vecmat, dot,
-// matmul_transpose_a/b) when one has exactly the op's indexing, otherwise a
+// matmul_transpose_a/b) when one has exactly the op's indexing, after
+// merging leading dims into one where that makes one fit, otherwise a
 // linalg.generic with a reduction loop whose maps broadcast batch dims, so
 // that no broadcast or transpose is ever materialized. f16/bf16 accumulate
 // in f32; a final elementwise op scales (gemm) and rounds once.
@@ -10,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "../MLIRGen.h"
 #include "Accumulation.h"
+#include "Views.h"
 #include "txc/Program/Attributes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -109,6 +111,33 @@ ContractionMaps matmulMaps(MLIRGen &gen, const TensorType &a,
           AffineMap::get(k + 1, 0, rhs, &ctx), out};
 }
 
+/// The groups that merge all but the last `kept` dims of a rank-`rank`
+/// tensor into its first dim.
+SmallVector<ReassociationIndices> leadingGroups(unsigned rank, unsigned kept) {
+  SmallVector<ReassociationIndices> groups(1);
+  for (unsigned d = 0; d + kept < rank; ++d)
+    groups.front().push_back(d);
+  for (unsigned d = rank - kept; d < rank; ++d)
+    groups.push_back({d});
+  return groups;
+}
+
+/// `type` with all but its last `kept` dims merged into one; nullopt when
+/// their product does not fit.
+std::optional<TensorType> mergeLeading(const TensorType &type, unsigned kept) {
+  ShapeExpr lead = ShapeExpr::constant(1);
+  for (size_t d = 0; d + kept < type.shape.size(); ++d) {
+    std::optional<ShapeExpr> product = ShapeExpr::mul(lead, type.shape[d]);
+    if (!product)
+      return std::nullopt;
+    lead = *product;
+  }
+  TensorType merged{type.dtype, {lead}};
+  merged.shape.insert(merged.shape.end(), type.shape.end() - kept,
+                      type.shape.end());
+  return merged;
+}
+
 /// Rounds the f32 accumulator of an f16/bf16 op to the result dtype.
 Value roundToResult(MLIRGen &gen, Location at, Value acc,
                     const TensorType &accType, const TensorType &result) {
@@ -121,39 +150,93 @@ Value roundToResult(MLIRGen &gen, Location at, Value acc,
                               });
 }
 
+/// lhs·rhs of matmul's 2-D and 3-D forms and the vector forms, as the
+/// linalg named op of exactly that indexing, or null.
+Value buildNamedMatMul(MLIRGen &gen, Location at, const TensorType &a,
+                       const TensorType &b, Value lhs, Value rhs, Value init) {
+  if (a.rank() == 2 && b.rank() == 2)
+    return buildNamed<linalg::MatmulOp>(gen, at, lhs, rhs, init);
+  if (a.rank() == 3 && b.rank() == 3 && a.shape[0] == b.shape[0])
+    return buildNamed<linalg::BatchMatmulOp>(gen, at, lhs, rhs, init);
+  if (a.rank() == 2 && b.rank() == 1)
+    return buildNamed<linalg::MatvecOp>(gen, at, lhs, rhs, init);
+  if (a.rank() == 1 && b.rank() == 2)
+    return buildNamed<linalg::VecmatOp>(gen, at, lhs, rhs, init);
+  if (a.rank() == 1 && b.rank() == 1)
+    return buildNamed<linalg::DotOp>(gen, at, lhs, rhs, init);
+  return nullptr;
+}
+
+/// The number of trailing dims matmul keeps when the leading dims of both
+/// operands are merged into one: 1 for [lead..., m, k]·[k, n] (more rows of
+/// one matmul), 2 for equal batch dims of rank >= 4 (one batch dim); 0 when
+/// the operands do not have such a form.
+unsigned keptDimsOfMergedMatMul(const TensorType &a, const TensorType &b) {
+  if (a.rank() >= 3 && b.rank() == 2)
+    return 1;
+  if (a.rank() >= 4 && a.rank() == b.rank() &&
+      std::equal(a.shape.begin(), a.shape.end() - 2, b.shape.begin()))
+    return 2;
+  return 0;
+}
+
 FailureOr<SmallVector<Value>> lowerMatMul(MLIRGen &gen,
                                           const NodeLowering &lowering) {
-  const TensorType &a = lowering.operandTypes[0], &b = lowering.operandTypes[1];
+  TensorType a = lowering.operandTypes[0], b = lowering.operandTypes[1];
   const TensorType &result = lowering.resultType();
-  TensorType accType{accumulatorDType(result.dtype), result.shape};
   Location at = lowering.loc;
   Value lhs = lowering.operands[0], rhs = lowering.operands[1];
+  // Leading dims are merged into one (views, no copies), so that the
+  // contraction is a named matmul or batch_matmul, which TileAndVectorize
+  // tiles and packs; a generic contraction is only vectorized as it is.
+  TensorType product = result;
+  if (unsigned kept = keptDimsOfMergedMatMul(a, b)) {
+    std::optional<TensorType> mergedA = mergeLeading(a, kept);
+    std::optional<TensorType> mergedB = kept == 2 ? mergeLeading(b, kept) : b;
+    std::optional<TensorType> mergedResult = mergeLeading(result, kept);
+    if (mergedA && mergedB && mergedResult) {
+      lhs = collapseView(gen, at, lhs, *mergedA, leadingGroups(a.rank(), kept));
+      if (kept == 2)
+        rhs = collapseView(gen, at, rhs, *mergedB,
+                           leadingGroups(b.rank(), kept));
+      a = *mergedA;
+      b = *mergedB;
+      product = *mergedResult;
+    }
+  }
+  TensorType accType{accumulatorDType(result.dtype), product.shape};
   Value init = zeroTensor(gen, accType, at);
-  Value acc;
-  if (a.rank() == 2 && b.rank() == 2)
-    acc = buildNamed<linalg::MatmulOp>(gen, at, lhs, rhs, init);
-  else if (a.rank() == 3 && b.rank() == 3 && a.shape[0] == b.shape[0])
-    acc = buildNamed<linalg::BatchMatmulOp>(gen, at, lhs, rhs, init);
-  else if (a.rank() == 2 && b.rank() == 1)
-    acc = buildNamed<linalg::MatvecOp>(gen, at, lhs, rhs, init);
-  else if (a.rank() == 1 && b.rank() == 2)
-    acc = buildNamed<linalg::VecmatOp>(gen, at, lhs, rhs, init);
-  else if (a.rank() == 1 && b.rank() == 1)
-    acc = buildNamed<linalg::DotOp>(gen, at, lhs, rhs, init);
-  else
+  Value acc = buildNamedMatMul(gen, at, a, b, lhs, rhs, init);
+  if (!acc)
     acc = buildGenericContraction(gen, at, lhs, rhs,
-                                  matmulMaps(gen, a, b, result), init);
-  return SmallVector<Value>{roundToResult(gen, at, acc, accType, result)};
+                                  matmulMaps(gen, a, b, product), init);
+  Value value = roundToResult(gen, at, acc, accType, product);
+  if (product.shape != result.shape)
+    value = expandView(gen, at, value, result,
+                       leadingGroups(result.rank(), product.rank() - 1));
+  return SmallVector<Value>{value};
 }
 
 /// linear: y[..., n] = bias[n] + sum_k x[..., k] * weight[n, k]. The bias
 /// (widened to the accumulator) is the contraction's initial value.
 FailureOr<SmallVector<Value>> lowerLinear(MLIRGen &gen,
                                           const NodeLowering &lowering) {
-  const TensorType &x = lowering.operandTypes[0];
+  TensorType x = lowering.operandTypes[0];
   const TensorType &result = lowering.resultType();
-  TensorType accType{accumulatorDType(result.dtype), result.shape};
   Location at = lowering.loc;
+  Value input = lowering.operands[0], weight = lowering.operands[1];
+  // Leading dims are more rows of one matmul (as in lowerMatMul).
+  TensorType product = result;
+  if (x.rank() >= 3) {
+    std::optional<TensorType> rows = mergeLeading(x, 1);
+    std::optional<TensorType> mergedResult = mergeLeading(result, 1);
+    if (rows && mergedResult) {
+      input = collapseView(gen, at, input, *rows, leadingGroups(x.rank(), 1));
+      x = *rows;
+      product = *mergedResult;
+    }
+  }
+  TensorType accType{accumulatorDType(result.dtype), product.shape};
   Value init;
   if (lowering.operands.size() == 3) {
     Type accElement = gen.elementType(accType.dtype);
@@ -165,7 +248,6 @@ FailureOr<SmallVector<Value>> lowerLinear(MLIRGen &gen,
   } else {
     init = zeroTensor(gen, accType, at);
   }
-  Value input = lowering.operands[0], weight = lowering.operands[1];
   Value acc;
   if (x.rank() == 2) {
     acc = buildNamed<linalg::MatmulTransposeBOp>(gen, at, input, weight, init);
@@ -185,7 +267,11 @@ FailureOr<SmallVector<Value>> lowerLinear(MLIRGen &gen,
         AffineMap::getMultiDimIdentityMap(k + 1, &ctx).getMajorSubMap(k)};
     acc = buildGenericContraction(gen, at, input, weight, maps, init);
   }
-  return SmallVector<Value>{roundToResult(gen, at, acc, accType, result)};
+  Value value = roundToResult(gen, at, acc, accType, product);
+  if (product.shape != result.shape)
+    value = expandView(gen, at, value, result,
+                       leadingGroups(result.rank(), 1));
+  return SmallVector<Value>{value};
 }
 
 /// The product a'·b' of gemm, accumulated from zero.

@@ -8,7 +8,7 @@
 // Symbolic sizes and offsets are index values computed from the symbols.
 //
 //===----------------------------------------------------------------------===//
-#include "../MLIRGen.h"
+#include "Views.h"
 #include "txc/Analysis/ShapeOpAttrs.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -70,33 +70,6 @@ unitDimGroups(unsigned rank, llvm::ArrayRef<unsigned> units) {
   return groups;
 }
 
-Value collapse(MLIRGen &gen, Location at, Value source,
-               const TensorType &resultType,
-               llvm::ArrayRef<ReassociationIndices> groups) {
-  // A group with a symbolic dim collapses to a static dim only when another
-  // dim of the group is a static 0 (a product of nonzero polynomials is not
-  // constant): tensor.collapse_shape rejects that type, and the tensor has
-  // no elements, so it is an empty tensor of the result type.
-  auto sourceType = mlir::cast<RankedTensorType>(source.getType());
-  for (size_t g = 0; g < groups.size(); ++g) {
-    bool dynamicSource = llvm::any_of(groups[g], [&](int64_t d) {
-      return sourceType.isDynamicDim(d);
-    });
-    if (dynamicSource && resultType.shape[g].isConstant())
-      return gen.emptyTensor(resultType, at);
-  }
-  return gen.builder().create<tensor::CollapseShapeOp>(
-      at, gen.tensorType(resultType), source, groups);
-}
-
-Value expand(MLIRGen &gen, Location at, Value source,
-             const TensorType &resultType,
-             llvm::ArrayRef<ReassociationIndices> groups) {
-  return gen.builder().create<tensor::ExpandShapeOp>(
-      at, gen.tensorType(resultType), source, groups,
-      foldResults(gen, resultType.shape, at));
-}
-
 //===----------------------------------------------------------------------===//
 // Views
 //===----------------------------------------------------------------------===//
@@ -110,15 +83,9 @@ FailureOr<SmallVector<Value>> lowerBroadcast(MLIRGen &gen,
   return one(result);
 }
 
-unsigned countSymbolic(const Shape &shape) {
-  return llvm::count_if(shape, [](const ShapeExpr &d) {
-    return !d.isConstant();
-  });
-}
-
-/// tensor.reshape with the result dims as a shape tensor: for targets with
-/// several symbolic dims, which one expand_shape group cannot express in
-/// MLIR 19 (its bufferization infers the sizes of a group from the source).
+/// tensor.reshape with the result dims as a shape tensor: for a group of
+/// several symbolic dims, which an expand_shape cannot express in MLIR 19
+/// (its bufferization infers the sizes of a group from the source).
 Value reshapeWithShapeTensor(MLIRGen &gen, Location at, Value source,
                              const TensorType &resultType) {
   OpBuilder &b = gen.builder();
@@ -149,20 +116,18 @@ FailureOr<SmallVector<Value>> lowerReshape(MLIRGen &gen,
   // Rank 0 holds one element: the other side is all static 1s.
   SmallVector<ReassociationIndices> none;
   if (from.rank() == 0)
-    return one(expand(gen, lowering.loc, value, to, none));
+    return one(expandView(gen, lowering.loc, value, to, none));
   if (to.rank() == 0)
-    return one(collapse(gen, lowering.loc, value, to, none));
+    return one(collapseView(gen, lowering.loc, value, to, none));
   auto product = ShapeExpr::constant(1);
   for (const ShapeExpr &dim : to.shape)
     product = *ShapeExpr::mul(product, dim); // checked by the shape rule
   TensorType flat{from.dtype, {product}};
   if (from.rank() != 1)
-    value = collapse(gen, lowering.loc, value, flat, allDims(from.rank()));
+    value = collapseView(gen, lowering.loc, value, flat, allDims(from.rank()));
   if (to.rank() == 1)
     return one(value);
-  if (countSymbolic(to.shape) > 1)
-    return one(reshapeWithShapeTensor(gen, lowering.loc, value, to));
-  return one(expand(gen, lowering.loc, value, to, allDims(to.rank())));
+  return one(expandView(gen, lowering.loc, value, to, allDims(to.rank())));
 }
 
 FailureOr<SmallVector<Value>> lowerTranspose(MLIRGen &gen,
@@ -185,7 +150,7 @@ FailureOr<SmallVector<Value>> lowerSqueeze(MLIRGen &gen,
   if (axes.empty())
     return one(lowering.operands[0]);
   auto groups = unitDimGroups(lowering.operandTypes[0].rank(), axes);
-  return one(collapse(gen, lowering.loc, lowering.operands[0],
+  return one(collapseView(gen, lowering.loc, lowering.operands[0],
                       lowering.resultType(), groups));
 }
 
@@ -196,7 +161,7 @@ FailureOr<SmallVector<Value>> lowerUnsqueeze(MLIRGen &gen,
   if (axes.empty())
     return one(lowering.operands[0]);
   auto groups = unitDimGroups(lowering.resultType().rank(), axes);
-  return one(expand(gen, lowering.loc, lowering.operands[0],
+  return one(expandView(gen, lowering.loc, lowering.operands[0],
                     lowering.resultType(), groups));
 }
 
@@ -204,7 +169,7 @@ FailureOr<SmallVector<Value>> lowerFlatten(MLIRGen &gen,
                                            const NodeLowering &lowering) {
   const TensorType &from = lowering.operandTypes[0];
   if (from.rank() == 0)
-    return one(expand(gen, lowering.loc, lowering.operands[0],
+    return one(expandView(gen, lowering.loc, lowering.operands[0],
                       lowering.resultType(), {}));
   InferenceContext ctx = contextOf(gen, lowering);
   auto [first, last] = *resolveFlattenRange(ctx);
@@ -216,7 +181,7 @@ FailureOr<SmallVector<Value>> lowerFlatten(MLIRGen &gen,
       groups.emplace_back();
     groups.back().push_back(d);
   }
-  return one(collapse(gen, lowering.loc, lowering.operands[0],
+  return one(collapseView(gen, lowering.loc, lowering.operands[0],
                       lowering.resultType(), groups));
 }
 
@@ -379,6 +344,40 @@ FailureOr<SmallVector<Value>> lowerPad(MLIRGen &gen,
 }
 
 } // namespace
+
+Value collapseView(MLIRGen &gen, Location at, Value source,
+                   const TensorType &resultType,
+                   llvm::ArrayRef<ReassociationIndices> groups) {
+  // A group with a symbolic dim collapses to a static dim only when another
+  // dim of the group is a static 0 (a product of nonzero polynomials is not
+  // constant): tensor.collapse_shape rejects that type, and the tensor has
+  // no elements, so it is an empty tensor of the result type.
+  auto sourceType = mlir::cast<RankedTensorType>(source.getType());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    bool dynamicSource = llvm::any_of(groups[g], [&](int64_t d) {
+      return sourceType.isDynamicDim(d);
+    });
+    if (dynamicSource && resultType.shape[g].isConstant())
+      return gen.emptyTensor(resultType, at);
+  }
+  return gen.builder().create<tensor::CollapseShapeOp>(
+      at, gen.tensorType(resultType), source, groups);
+}
+
+Value expandView(MLIRGen &gen, Location at, Value source,
+                 const TensorType &resultType,
+                 llvm::ArrayRef<ReassociationIndices> groups) {
+  bool severalSymbolsInAGroup = llvm::any_of(groups, [&](const auto &group) {
+    return llvm::count_if(group, [&](int64_t d) {
+             return !resultType.shape[d].isConstant();
+           }) > 1;
+  });
+  if (severalSymbolsInAGroup)
+    return reshapeWithShapeTensor(gen, at, source, resultType);
+  return gen.builder().create<tensor::ExpandShapeOp>(
+      at, gen.tensorType(resultType), source, groups,
+      foldResults(gen, resultType.shape, at));
+}
 
 void registerShapeOpLowerings(LoweringTable &table) {
   table.add(OpKind::Broadcast, lowerBroadcast);
