@@ -74,6 +74,10 @@ std::unique_ptr<mlir::Pass> createLowerStridedCopiesPass();
 /// private, never-inlined function, so that compile time grows linearly.
 std::unique_ptr<mlir::Pass> createOutlineLoopsPass();
 
+/// Lowers math.fma to llvm.intr.fma, so that ConvertMathToLibm does not
+/// make it a call of fmaf per lane (FmaToLLVM.cpp).
+std::unique_ptr<mlir::Pass> createFmaToLLVMPass();
+
 } // namespace txc
 
 #endif

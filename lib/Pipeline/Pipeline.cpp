@@ -157,6 +157,10 @@ void addLLVMLoweringPasses(OpPassManager &pm, const PipelineOptions &options) {
     expand.includeBf16 = true;
     pm.addNestedPass<func::FuncOp>(arith::createArithExpandOpsPass(expand));
   }
+  // The erf approximation's fused multiply-adds stay FMA instructions
+  // (FmaToLLVM.cpp); the math functions without an intrinsic become libm
+  // calls.
+  pm.addPass(createFmaToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
