@@ -921,6 +921,22 @@ void Strategy::tileRowOps(scf::ForOp rowLoop, unsigned elementBits) {
   }
 }
 
+/// A copy of `source` into `init`: element i of the result is `source`
+/// at `read`(i).
+linalg::GenericOp gatherCopy(RewriterBase &rewriter, Location loc,
+                             Value source, Value init, AffineMap read) {
+  unsigned rank = read.getNumDims();
+  SmallVector<AffineMap> maps = {
+      read, AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext())};
+  SmallVector<utils::IteratorType> parallel(rank,
+                                            utils::IteratorType::parallel);
+  return rewriter.create<linalg::GenericOp>(
+      loc, TypeRange{init.getType()}, ValueRange{source}, ValueRange{init},
+      maps, parallel, [](OpBuilder &b, Location loc, ValueRange args) {
+        b.create<linalg::YieldOp>(loc, args[0]);
+      });
+}
+
 /// The filter [F][C][KH][KW] of a convolution copied to
 /// [F/fc][KH][KW][C][fc]: the fc filter values a register tile broadcasts
 /// in one reduction step (one kh, kw, c) become adjacent, one cache line,
@@ -940,15 +956,9 @@ Value packFilter(RewriterBase &rewriter, Location loc, Value filter,
   MLIRContext *context = rewriter.getContext();
   AffineExpr s, h, w, ch, r;
   bindDims(context, s, h, w, ch, r);
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(5, 0, {s, r, ch, h, w}, context),
-      AffineMap::getMultiDimIdentityMap(5, context)};
-  SmallVector<utils::IteratorType> parallel(5, utils::IteratorType::parallel);
-  auto pack = rewriter.create<linalg::GenericOp>(
-      loc, TypeRange{empty.getType()}, ValueRange{expanded}, ValueRange{empty},
-      maps, parallel, [](OpBuilder &b, Location loc, ValueRange args) {
-        b.create<linalg::YieldOp>(loc, args[0]);
-      });
+  linalg::GenericOp pack =
+      gatherCopy(rewriter, loc, expanded, empty,
+                 AffineMap::get(5, 0, {s, r, ch, h, w}, context));
   // One vector of fc per step (a strided read of fc scalars).
   auto tiled = tile(rewriter, pack, {1, 1, 1, 1, 0});
   return succeeded(tiled) ? tiled->replacements[0] : pack.getResult(0);
@@ -1064,15 +1074,9 @@ Value splitColumnPhases(RewriterBase &rewriter, Location loc, Value source,
   MLIRContext *context = rewriter.getContext();
   AffineExpr n, p, c, h, w;
   bindDims(context, n, p, c, h, w);
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(5, 0, {n, c, h, w * stride + p}, context),
-      AffineMap::getMultiDimIdentityMap(5, context)};
-  SmallVector<utils::IteratorType> parallel(5, utils::IteratorType::parallel);
-  auto copy = rewriter.create<linalg::GenericOp>(
-      loc, TypeRange{empty.getType()}, ValueRange{source}, ValueRange{empty},
-      maps, parallel, [](OpBuilder &b, Location loc, ValueRange args) {
-        b.create<linalg::YieldOp>(loc, args[0]);
-      });
+  linalg::GenericOp copy =
+      gatherCopy(rewriter, loc, source, empty,
+                 AffineMap::get(5, 0, {n, c, h, w * stride + p}, context));
   return rewriter.create<tensor::CollapseShapeOp>(
       loc, copy.getResult(0),
       ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
