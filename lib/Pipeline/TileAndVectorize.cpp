@@ -1269,6 +1269,88 @@ void Strategy::tileConvolution(linalg::Conv2DNchwFchwOp op) {
   (void)tile(rewriter, op, {1, channelTile, 1, widthTile, 0, 1, 0});
 }
 
+/// A depthwise NCHW f32 convolution as one elementwise op over its output,
+/// whose operands are the KH*KW strided views of the input that the kernel
+/// taps read (no copies) and the taps' [C] filter columns:
+///   out[n, c, oh, ow] = init + sum over taps t of view_t[...] * filter_t[c],
+/// the taps in the convolution's own (kh, kw) order, so the sum rounds as
+/// at -O0. tileElementwise then vectorizes it along the output row with the
+/// sum in registers; before, the depthwise convolutions ran as scalar
+/// loops storing the accumulator every step (20-28% of the MobileNets' and
+/// EfficientNet's time).
+void unrollDepthwiseTaps(RewriterBase &rewriter,
+                         linalg::DepthwiseConv2DNchwChwOp op) {
+  Value input = op.getDpsInputs()[0], filter = op.getDpsInputs()[1];
+  Value init = op.getDpsInits()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto outType = cast<RankedTensorType>(init.getType());
+  bool allF32 = llvm::all_of(op->getOperandTypes(), [](Type type) {
+    return getElementTypeOrSelf(type).isF32();
+  });
+  if (!allF32 || !filterType.hasStaticShape() ||
+      llvm::any_of(outType.getShape().drop_front(), ShapedType::isDynamic) ||
+      llvm::is_contained(outType.getShape(), 0) ||
+      filterType.getNumElements() / filterType.getShape()[0] > 25)
+    return;
+  auto strides = llvm::to_vector(op.getStrides().getValues<int64_t>());
+  auto dilations = llvm::to_vector(op.getDilations().getValues<int64_t>());
+  int64_t c = filterType.getShape()[0], kh = filterType.getShape()[1],
+          kw = filterType.getShape()[2];
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  SmallVector<OpFoldResult> outSizes = {
+      tensor::getMixedSize(rewriter, loc, init, 0),
+      rewriter.getIndexAttr(c), rewriter.getIndexAttr(outType.getShape()[2]),
+      rewriter.getIndexAttr(outType.getShape()[3])};
+  SmallVector<OpFoldResult> viewStrides = {
+      rewriter.getIndexAttr(1), rewriter.getIndexAttr(1),
+      rewriter.getIndexAttr(strides[0]), rewriter.getIndexAttr(strides[1])};
+  auto ones = [&](unsigned n) {
+    return SmallVector<OpFoldResult>(n, rewriter.getIndexAttr(1));
+  };
+  SmallVector<Value> views, taps;
+  for (int64_t r = 0; r < kh; ++r) {
+    for (int64_t q = 0; q < kw; ++q) {
+      SmallVector<OpFoldResult> offsets = {
+          rewriter.getIndexAttr(0), rewriter.getIndexAttr(0),
+          rewriter.getIndexAttr(r * dilations[0]),
+          rewriter.getIndexAttr(q * dilations[1])};
+      views.push_back(rewriter.create<tensor::ExtractSliceOp>(
+          loc, outType, input, offsets, outSizes, viewStrides));
+      SmallVector<OpFoldResult> tapOffsets = {rewriter.getIndexAttr(0),
+                                              rewriter.getIndexAttr(r),
+                                              rewriter.getIndexAttr(q)};
+      SmallVector<OpFoldResult> tapSizes = {rewriter.getIndexAttr(c),
+                                            rewriter.getIndexAttr(1),
+                                            rewriter.getIndexAttr(1)};
+      taps.push_back(rewriter.create<tensor::ExtractSliceOp>(
+          loc, RankedTensorType::get({c}, filterType.getElementType()), filter,
+          tapOffsets, tapSizes, ones(3)));
+    }
+  }
+  MLIRContext *context = rewriter.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, context);
+  AffineMap channel = AffineMap::get(4, 0, getAffineDimExpr(1, context));
+  SmallVector<AffineMap> maps(views.size(), identity);
+  maps.append(taps.size(), channel);
+  maps.push_back(identity);
+  SmallVector<Value> operands(views);
+  operands.append(taps);
+  SmallVector<utils::IteratorType> parallel(4, utils::IteratorType::parallel);
+  size_t count = views.size();
+  auto sum = rewriter.create<linalg::GenericOp>(
+      loc, TypeRange{outType}, operands, ValueRange{init}, maps, parallel,
+      [count](OpBuilder &b, Location loc, ValueRange args) {
+        Value acc = args.back();
+        for (size_t t = 0; t < count; ++t)
+          acc = b.create<arith::AddFOp>(
+              loc, acc, b.create<arith::MulFOp>(loc, args[t], args[count + t]));
+        b.create<linalg::YieldOp>(loc, acc);
+      });
+  rewriter.replaceOp(op, sum->getResults());
+}
+
 void Strategy::tileElementwise(linalg::LinalgOp op) {
   unsigned rank = op.getNumLoops();
   unsigned bits = 32;
@@ -1368,6 +1450,13 @@ public:
     });
     for (linalg::Conv2DNchwFchwOp op : convolutions)
       strategy.tileConvolution(op);
+    SmallVector<linalg::DepthwiseConv2DNchwChwOp> depthwise;
+    function.walk([&](linalg::DepthwiseConv2DNchwChwOp op) {
+      if (op.hasPureTensorSemantics())
+        depthwise.push_back(op);
+    });
+    for (linalg::DepthwiseConv2DNchwChwOp op : depthwise)
+      unrollDepthwiseTaps(rewriter, op);
     if (!convolutions.empty()) {
       // Tiles with one output row and one kernel row become 1-D
       // convolutions, which linalg::vectorize handles.
