@@ -7,6 +7,9 @@
 //    and K (a panel of B that stays in L2), then an MR x NR register tile
 //    with a K loop of step 1, so that the MR x NR accumulator lives in
 //    registers and each K step is MR broadcasts and MR*NR/lanes FMAs.
+//  * NCHW convolutions: as matmuls on a packed filter, over column phases
+//    for a column stride, as one im2col matmul per image for narrow output
+//    rows; depthwise ones as one elementwise sum over their taps.
 //  * Elementwise ops: one row at a time, vector-width multiples along the
 //    innermost dimension.
 //
@@ -1188,8 +1191,10 @@ bool Strategy::tileConvolutionAsOneMatmul(linalg::Conv2DNchwFchwOp op) {
   return true;
 }
 
-/// NCHW f32 convolutions with unit column stride and a multiple of 4
-/// output channels run as matmuls on a packed filter: tiles of one output
+/// NCHW f32 convolutions with a multiple of 4 output channels (a column
+/// stride first rewritten as unit stride by unitColumnStride; output rows
+/// narrower than one tile go to tileConvolutionAsOneMatmul) run as matmuls
+/// on a packed filter: tiles of one output
 /// row by wc columns and 4 output channels (rewriteConvolutionTile), whose
 /// reduction over (kh, kw, c) is a register tile of outer products like a
 /// matmul's: 4 broadcasts of adjacent filter values and 2 vector loads of
@@ -1244,8 +1249,9 @@ bool Strategy::tileConvolutionAsMatmuls(linalg::Conv2DNchwFchwOp op) {
   return true;
 }
 
-/// NCHW convolutions that tileConvolutionAsMatmuls does not take (strided
-/// columns, output channels not a multiple of 4, other element types):
+/// NCHW convolutions that tileConvolutionAsMatmuls does not take (output
+/// channels not a multiple of 4, other element types, strided columns with
+/// dilation):
 /// one output row of one image per tile, OW columns
 /// (up to 16) by up to 8 output channels, and one kernel row per step of a
 /// reduction loop, so that the tile is a 1-D convolution (decomposed below)
