@@ -203,6 +203,15 @@ bool ShapeExpr::hasFloorDivOrMod() const {
   return found;
 }
 
+unsigned ShapeExpr::divisionDepth() const {
+  unsigned depth = 0;
+  for (const Term &term : termList)
+    for (const ShapeAtom &atom : term.atoms)
+      if (atom.operand)
+        depth = std::max(depth, atom.operand->divisionDepth() + 1);
+  return depth;
+}
+
 bool ShapeExpr::hasDivision() const {
   return hasFloorDivOrMod() || llvm::any_of(termList, [](const Term &term) {
            llvm::SmallVector<int64_t, 2> divisors;
@@ -395,6 +404,8 @@ std::optional<ShapeExpr> ShapeExpr::floorDiv(const ShapeExpr &a,
       auto merged = floorDiv(*inner->operand, combined);
       return merged ? add(quotient, *merged) : std::nullopt;
     }
+  if (remainder.divisionDepth() >= kMaxDivisionNesting)
+    return std::nullopt;
   ShapeAtom atom;
   atom.kind = ShapeAtom::Kind::FloorDiv;
   atom.divisor = divisor;
@@ -425,6 +436,8 @@ std::optional<ShapeExpr> ShapeExpr::mod(const ShapeExpr &a, int64_t divisor) {
     if (inner->divisor <= divisor) // already in [0, divisor)
       return remainder;
   }
+  if (remainder.divisionDepth() >= kMaxDivisionNesting)
+    return std::nullopt;
   ShapeAtom atom;
   atom.kind = ShapeAtom::Kind::Mod;
   atom.divisor = divisor;
@@ -832,6 +845,10 @@ public:
 
 private:
   static constexpr unsigned kMaxNesting = 32;
+  // What toString writes must parse back: up to three parentheses or signs
+  // per level of division, and a sign in front.
+  static_assert(kMaxNesting >= 3 * ShapeExpr::kMaxDivisionNesting + 1,
+                "toString would write dims that parse rejects");
   enum class Op { Mul, Div, FloorDiv, Mod };
 
   std::nullopt_t fail(const std::string &message) { return failAt(pos, message); }
@@ -935,6 +952,10 @@ private:
     }
     auto result = op == Op::FloorDiv ? ShapeExpr::floorDiv(lhs, *divisor)
                                      : ShapeExpr::mod(lhs, *divisor);
+    if (!result && lhs.divisionDepth() >= ShapeExpr::kMaxDivisionNesting)
+      return failAt(opPos, "more than " +
+                               std::to_string(ShapeExpr::kMaxDivisionNesting) +
+                               " nested '//' and '%'");
     if (!result)
       return failAt(opPos, "integer overflow in the expression");
     return result;

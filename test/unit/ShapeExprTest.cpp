@@ -104,6 +104,33 @@ TEST(ShapeExpr, CoefficientsStayPrintable) {
   EXPECT_EQ(parse(lowest.toString(names)), lowest);
 }
 
+// Found by txc-dims-fuzzer: "B//30*7*729%201%5802..." parses without a
+// parenthesis (the operators group from the left), but nests one '%' in the
+// next, and toString writes two parentheses per level: past 16 levels parse
+// rejected what toString wrote ("expression nested too deeply").
+TEST(ShapeExpr, DivisionsNestAtMostTenDeep) {
+  std::string text = "S";
+  for (unsigned depth = 1; depth <= ShapeExpr::kMaxDivisionNesting; ++depth) {
+    text = "(1-3*(" + text + "))%" + std::to_string(6 + depth);
+    ShapeExpr expr = parse(text);
+    EXPECT_EQ(expr.divisionDepth(), depth);
+    EXPECT_EQ(parse(expr.toString(names)), expr) << expr.toString(names);
+  }
+  std::string error;
+  size_t offset = 0;
+  std::string deeper = "(1-3*(" + text + "))%17";
+  EXPECT_FALSE(ShapeExpr::parse(deeper, lookup, error, offset));
+  EXPECT_EQ(error, "more than 10 nested '//' and '%'");
+  EXPECT_EQ(offset, deeper.size() - 3); // at the '%'
+  ShapeExpr deepest = parse("1-3*(" + text + ")");
+  EXPECT_FALSE(ShapeExpr::mod(deepest, 17));
+  EXPECT_FALSE(ShapeExpr::floorDiv(deepest, 17));
+  // Simplified away, the nesting is not counted.
+  EXPECT_EQ(ShapeExpr::mod(deepest, 1), ShapeExpr());
+  EXPECT_EQ(parse(text + "%4%2").divisionDepth(),
+            ShapeExpr::kMaxDivisionNesting);
+}
+
 TEST(ShapeExpr, EvaluatesWithOverflowChecks) {
   EXPECT_EQ(parse("2*S+1").evaluate({0, 5, 0}), 11);
   EXPECT_EQ(parse("B*S").evaluate({3, 4, 0}), 12);

@@ -95,6 +95,14 @@ public:
   bool uses(uint32_t symbol) const;
   /// True if a floor division or modulo occurs in the expression.
   bool hasFloorDivOrMod() const;
+  /// How deeply floor divisions and modulos nest: 0 for a polynomial of
+  /// symbols, 1 for "(S+7)//8", 2 for "(S%4+1)//2".
+  unsigned divisionDepth() const;
+  /// The deepest nesting an expression may have. Every walk of an
+  /// expression recurses once per level, and toString writes up to three
+  /// parentheses or signs per level, which parse reads back within its own
+  /// limit: "B%7*3%5*3%5..." written out nests once per '%'.
+  static constexpr unsigned kMaxDivisionNesting = 10;
   /// True if the expression prints with '/', '//' or '%'.
   bool hasDivision() const;
   llvm::ArrayRef<Term> terms() const { return termList; }
@@ -114,7 +122,8 @@ public:
   static std::optional<ShapeExpr> divExact(const ShapeExpr &a,
                                            const ShapeExpr &b);
   /// floor(a / divisor) and a mod divisor (in [0, divisor)), simplified;
-  /// nullopt if divisor <= 0.
+  /// nullopt if divisor <= 0, or if the result would nest divisions deeper
+  /// than kMaxDivisionNesting.
   static std::optional<ShapeExpr> floorDiv(const ShapeExpr &a, int64_t divisor);
   static std::optional<ShapeExpr> mod(const ShapeExpr &a, int64_t divisor);
   /// When the expression is k*S for one symbol S: the multiple_of that S
