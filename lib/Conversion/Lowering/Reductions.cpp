@@ -424,35 +424,50 @@ Value reduceMax(MLIRGen &gen, Location at, const ReductionSpace &space,
                         });
 }
 
+/// What softmax and log_softmax share: the space reduced along `axis`, the
+/// accumulator type, and the maximum along the axis, which both subtract
+/// before exp so that it cannot overflow.
+struct ShiftedExp {
+  ShiftedExp(MLIRGen &gen, const NodeLowering &lowering)
+      : type(lowering.operandTypes[0]),
+        at(lowering.loc), space{type,
+                                {*normalizeAxis(
+                                    getIntAttr(lowering.node, "axis", -1),
+                                    type.rank())}},
+        accDType(accumulatorDType(type.dtype)),
+        accType(gen.elementType(accDType)), x(lowering.operands[0]),
+        full(space.identityMap(gen.context())),
+        reduced(space.reducedMap(gen.context())),
+        max(reduceMax(gen, at, space, x, accDType)) {}
+
+  const TensorType &type;
+  Location at;
+  ReductionSpace space;
+  DType accDType;
+  Type accType;
+  Value x;
+  AffineMap full, reduced;
+  Value max;
+};
+
 /// softmax(x) = exp(x - max) / sum(exp(x - max)), along `axis`.
 FailureOr<SmallVector<Value>> lowerSoftmax(MLIRGen &gen,
                                            const NodeLowering &lowering) {
-  const TensorType &type = lowering.operandTypes[0];
-  Location at = lowering.loc;
-  MLIRContext &ctx = gen.context();
-  unsigned axis =
-      *normalizeAxis(getIntAttr(lowering.node, "axis", -1), type.rank());
-  ReductionSpace space{type, {axis}};
-  DType accDType = accumulatorDType(type.dtype);
-  Type accType = gen.elementType(accDType);
-  Value x = lowering.operands[0];
-  AffineMap full = space.identityMap(ctx), reduced = space.reducedMap(ctx);
-
-  Value max = reduceMax(gen, at, space, x, accDType);
-  Value exps =
-      buildMap(gen, at, TensorType{accDType, type.shape}, {x, max},
-               {full, reduced}, [&](OpBuilder &b, Location l, ValueRange args) {
-                 Value value = convertFloat(b, l, args[0], accType);
-                 Value shifted = b.create<arith::SubFOp>(l, value, args[1]);
-                 return b.create<math::ExpOp>(l, shifted);
-               });
-  Value zero = gen.scalar(accDType, 0, at);
-  Value sum = buildReduction(gen, at, space, exps, full, zero, accDType,
+  ShiftedExp e(gen, lowering);
+  Value exps = buildMap(
+      gen, e.at, TensorType{e.accDType, e.type.shape}, {e.x, e.max},
+      {e.full, e.reduced}, [&](OpBuilder &b, Location l, ValueRange args) {
+        Value value = convertFloat(b, l, args[0], e.accType);
+        Value shifted = b.create<arith::SubFOp>(l, value, args[1]);
+        return b.create<math::ExpOp>(l, shifted);
+      });
+  Value zero = gen.scalar(e.accDType, 0, e.at);
+  Value sum = buildReduction(gen, e.at, e.space, exps, e.full, zero, e.accDType,
                              [&](OpBuilder &b, Location l, ValueRange args) {
                                return addValues(b, l, args[1], args[0]);
                              });
-  Type element = gen.elementType(type.dtype);
-  Value y = buildMap(gen, at, type, {exps, sum}, {full, reduced},
+  Type element = gen.elementType(e.type.dtype);
+  Value y = buildMap(gen, e.at, e.type, {exps, sum}, {e.full, e.reduced},
                      [&](OpBuilder &b, Location l, ValueRange args) {
                        Value q = b.create<arith::DivFOp>(l, args[0], args[1]);
                        return convertFloat(b, l, q, element);
@@ -463,36 +478,25 @@ FailureOr<SmallVector<Value>> lowerSoftmax(MLIRGen &gen,
 /// log_softmax(x) = (x - max) - log(sum(exp(x - max))), along `axis`.
 FailureOr<SmallVector<Value>> lowerLogSoftmax(MLIRGen &gen,
                                               const NodeLowering &lowering) {
-  const TensorType &type = lowering.operandTypes[0];
-  Location at = lowering.loc;
-  MLIRContext &ctx = gen.context();
-  unsigned axis =
-      *normalizeAxis(getIntAttr(lowering.node, "axis", -1), type.rank());
-  ReductionSpace space{type, {axis}};
-  DType accDType = accumulatorDType(type.dtype);
-  Type accType = gen.elementType(accDType);
-  Value x = lowering.operands[0];
-  AffineMap full = space.identityMap(ctx), reduced = space.reducedMap(ctx);
-
-  Value max = reduceMax(gen, at, space, x, accDType);
-  Value zero = gen.scalar(accDType, 0, at);
+  ShiftedExp e(gen, lowering);
+  Value zero = gen.scalar(e.accDType, 0, e.at);
   Value sum = buildReduction(
-      gen, at, space, {x, max}, {full, reduced}, zero, accDType,
+      gen, e.at, e.space, {e.x, e.max}, {e.full, e.reduced}, zero, e.accDType,
       [&](OpBuilder &b, Location l, ValueRange args) {
-        Value value = convertFloat(b, l, args[0], accType);
+        Value value = convertFloat(b, l, args[0], e.accType);
         Value shifted = b.create<arith::SubFOp>(l, value, args[1]);
         return addValues(b, l, args[2], b.create<math::ExpOp>(l, shifted));
       });
-  Type element = gen.elementType(type.dtype);
-  Value y = buildMap(gen, at, type, {x, max, sum}, {full, reduced, reduced},
-                     [&](OpBuilder &b, Location l, ValueRange args) {
-                       Value value = convertFloat(b, l, args[0], accType);
-                       Value shifted =
-                           b.create<arith::SubFOp>(l, value, args[1]);
-                       Value logSum = b.create<math::LogOp>(l, args[2]);
-                       Value r = b.create<arith::SubFOp>(l, shifted, logSum);
-                       return convertFloat(b, l, r, element);
-                     });
+  Type element = gen.elementType(e.type.dtype);
+  Value y = buildMap(
+      gen, e.at, e.type, {e.x, e.max, sum}, {e.full, e.reduced, e.reduced},
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Value value = convertFloat(b, l, args[0], e.accType);
+        Value shifted = b.create<arith::SubFOp>(l, value, args[1]);
+        Value logSum = b.create<math::LogOp>(l, args[2]);
+        Value r = b.create<arith::SubFOp>(l, shifted, logSum);
+        return convertFloat(b, l, r, element);
+      });
   return SmallVector<Value>{y};
 }
 
