@@ -183,6 +183,33 @@ struct SinFn {
 struct CosFn {
   template <class C> static C f(C x, const Attrs &) { return std::cos(x); }
 };
+struct TanFn {
+  template <class C> static C f(C x, const Attrs &) { return std::tan(x); }
+};
+struct AsinFn {
+  template <class C> static C f(C x, const Attrs &) { return std::asin(x); }
+};
+struct AcosFn {
+  template <class C> static C f(C x, const Attrs &) { return std::acos(x); }
+};
+struct AtanFn {
+  template <class C> static C f(C x, const Attrs &) { return std::atan(x); }
+};
+struct SinhFn {
+  template <class C> static C f(C x, const Attrs &) { return std::sinh(x); }
+};
+struct CoshFn {
+  template <class C> static C f(C x, const Attrs &) { return std::cosh(x); }
+};
+struct AsinhFn {
+  template <class C> static C f(C x, const Attrs &) { return std::asinh(x); }
+};
+struct AcoshFn {
+  template <class C> static C f(C x, const Attrs &) { return std::acosh(x); }
+};
+struct AtanhFn {
+  template <class C> static C f(C x, const Attrs &) { return std::atanh(x); }
+};
 struct SigmoidFn {
   template <class C> static C f(C x, const Attrs &) {
     return C(1) / (C(1) + std::exp(-x));
@@ -462,23 +489,16 @@ struct GeOp {
 // Evaluators
 //===----------------------------------------------------------------------===//
 
-/// The dtypes an op is defined for (the verifier's rules); anything else is
-/// an internal error.
-enum class Accepts { Any, Numeric, Float, IntegerOrBool };
-
-llvm::Error checkDType(const OpEvalContext &ctx, DType dtype,
-                       Accepts accepts) {
-  bool ok = accepts == Accepts::Any ||
-            (accepts == Accepts::Numeric && dtype != DType::Bool) ||
-            (accepts == Accepts::Float && isFloat(dtype)) ||
-            (accepts == Accepts::IntegerOrBool && !isFloat(dtype));
-  if (ok)
+/// The dtypes an op is declared for (Ops.def, which the verifier checks);
+/// anything else is an internal error.
+llvm::Error checkDType(const OpEvalContext &ctx, DType dtype) {
+  if (acceptsDType(getOpInfo(ctx.getNode().kind).dtypes, dtype))
     return llvm::Error::success();
   return ctx.internalError("'" + getOpInfo(ctx.getNode().kind).name +
                            "' is not defined for " + dtypeName(dtype));
 }
 
-template <class Op, Accepts A = Accepts::Numeric>
+template <class Op>
 llvm::Expected<std::vector<Tensor>> evalUnary(const OpEvalContext &ctx) {
   const Tensor &input = ctx.operand(0);
   auto result = ctx.makeResult();
@@ -488,7 +508,7 @@ llvm::Expected<std::vector<Tensor>> evalUnary(const OpEvalContext &ctx) {
     return ctx.internalError("operand " + input.typeString() +
                              " differs from the result " +
                              result->typeString());
-  if (llvm::Error err = checkDType(ctx, result->dtype(), A))
+  if (llvm::Error err = checkDType(ctx, result->dtype()))
     return err;
   Attrs attrs = Attrs::read(ctx.getNode());
   dispatchDType(result->dtype(), [&](auto traits) {
@@ -502,8 +522,8 @@ llvm::Expected<std::vector<Tensor>> evalUnary(const OpEvalContext &ctx) {
 }
 
 /// Binary ops and comparisons: the operands have one dtype; the result has
-/// it too, or is bool (`Compare`).
-template <class Op, Accepts A, bool Compare = false>
+/// it too, or is bool (`Compare`: the comparisons).
+template <class Op, bool Compare>
 llvm::Expected<std::vector<Tensor>> evalBinary(const OpEvalContext &ctx) {
   const Tensor &lhs = ctx.operand(0), &rhs = ctx.operand(1);
   auto result = ctx.makeResult();
@@ -514,7 +534,7 @@ llvm::Expected<std::vector<Tensor>> evalBinary(const OpEvalContext &ctx) {
     return ctx.internalError("operand dtypes " + lhs.typeString() + " and " +
                              rhs.typeString() + " do not fit the result " +
                              result->typeString());
-  if (llvm::Error err = checkDType(ctx, lhs.dtype(), A))
+  if (llvm::Error err = checkDType(ctx, lhs.dtype()))
     return err;
   auto walker =
       BroadcastWalker::create(result->shape(), {lhs.shape(), rhs.shape()});
@@ -646,52 +666,14 @@ llvm::Expected<std::vector<Tensor>> evalCast(const OpEvalContext &ctx) {
 } // namespace
 
 void txc::registerElementwiseOps(OpEvaluatorTable &table) {
-  using A = Accepts;
-  table.add(OpKind::Neg, evalUnary<NegOp>);
-  table.add(OpKind::Abs, evalUnary<AbsOp>);
-  table.add(OpKind::Sign, evalUnary<SignOp>);
-  table.add(OpKind::Not, evalUnary<NotOp, A::IntegerOrBool>);
-  table.add(OpKind::Floor, evalUnary<FloorOp>);
-  table.add(OpKind::Ceil, evalUnary<CeilOp>);
-  table.add(OpKind::Round, evalUnary<RoundOp>);
-  table.add(OpKind::Exp, evalUnary<FloatOp<ExpFn>, A::Float>);
-  table.add(OpKind::Log, evalUnary<FloatOp<LogFn>, A::Float>);
-  table.add(OpKind::Log1p, evalUnary<FloatOp<Log1pFn>, A::Float>);
-  table.add(OpKind::Sqrt, evalUnary<FloatOp<SqrtFn>, A::Float>);
-  table.add(OpKind::Rsqrt, evalUnary<FloatOp<RsqrtFn>, A::Float>);
-  table.add(OpKind::Reciprocal, evalUnary<FloatOp<ReciprocalFn>, A::Float>);
-  table.add(OpKind::Tanh, evalUnary<FloatOp<TanhFn>, A::Float>);
-  table.add(OpKind::Sigmoid, evalUnary<FloatOp<SigmoidFn>, A::Float>);
-  table.add(OpKind::Erf, evalUnary<FloatOp<ErfFn>, A::Float>);
-  table.add(OpKind::Sin, evalUnary<FloatOp<SinFn>, A::Float>);
-  table.add(OpKind::Cos, evalUnary<FloatOp<CosFn>, A::Float>);
-  table.add(OpKind::Silu, evalUnary<FloatOp<SiluFn>, A::Float>);
-  table.add(OpKind::Gelu, evalUnary<FloatOp<GeluFn>, A::Float>);
-  table.add(OpKind::LeakyRelu, evalUnary<FloatOp<LeakyReluFn>, A::Float>);
-  table.add(OpKind::HardSigmoid,
-            evalUnary<FloatOp<HardSigmoidFn>, A::Float>);
-  table.add(OpKind::HardSwish, evalUnary<FloatOp<HardSwishFn>, A::Float>);
-  table.add(OpKind::Relu, evalUnary<ReluOp>);
-  table.add(OpKind::Clamp, evalUnary<ClampOp>);
+#define TXC_UNARY(Enum, Name, Dtypes, Numerics, Domain, Check, Emitter,        \
+                  Kernel)                                                      \
+  table.add(OpKind::Enum, evalUnary<Kernel>);
+#define TXC_BINARY(Enum, Name, Dtypes, Numerics, Domain, Emitter, Kernel)      \
+  table.add(OpKind::Enum,                                                      \
+            evalBinary<Kernel, ElementwiseDomain::Domain ==                    \
+                                   ElementwiseDomain::Comparison>);
+#include "txc/Program/Ops.def"
   table.add(OpKind::Cast, evalCast);
-
-  table.add(OpKind::Add, evalBinary<AddOp, A::Numeric>);
-  table.add(OpKind::Sub, evalBinary<SubOp, A::Numeric>);
-  table.add(OpKind::Mul, evalBinary<MulOp, A::Numeric>);
-  table.add(OpKind::Div, evalBinary<DivOp, A::Numeric>);
-  table.add(OpKind::Mod, evalBinary<ModOp, A::Numeric>);
-  table.add(OpKind::Fmod, evalBinary<FmodOp, A::Numeric>);
-  table.add(OpKind::Pow, evalBinary<PowOp, A::Numeric>);
-  table.add(OpKind::Maximum, evalBinary<MaximumOp, A::Any>);
-  table.add(OpKind::Minimum, evalBinary<MinimumOp, A::Any>);
-  table.add(OpKind::Eq, evalBinary<EqOp, A::Any, true>);
-  table.add(OpKind::Ne, evalBinary<NeOp, A::Any, true>);
-  table.add(OpKind::Lt, evalBinary<LtOp, A::Any, true>);
-  table.add(OpKind::Le, evalBinary<LeOp, A::Any, true>);
-  table.add(OpKind::Gt, evalBinary<GtOp, A::Any, true>);
-  table.add(OpKind::Ge, evalBinary<GeOp, A::Any, true>);
-  table.add(OpKind::And, evalBinary<AndOp, A::IntegerOrBool>);
-  table.add(OpKind::Or, evalBinary<OrOp, A::IntegerOrBool>);
-  table.add(OpKind::Xor, evalBinary<XorOp, A::IntegerOrBool>);
   table.add(OpKind::Select, evalSelect);
 }

@@ -15,10 +15,16 @@ struct Registry {
   std::vector<UnsupportedOpInfo> unsupported;
 
   Registry() {
-    ops.push_back({OpKind::Unknown, "<unknown>", 0, 0,
-                   OpCategory::ElementwiseUnary, {}, {}});
-#define TXC_OP(Enum, Name, Min, Max, Category)                                 \
-  ops.push_back({OpKind::Enum, Name, Min, Max, OpCategory::Category, {}, {}});
+    addOp(OpKind::Unknown, "<unknown>", 0, 0, OpCategory::ElementwiseUnary,
+          Numerics::Exact);
+#define TXC_OP(Enum, Name, Min, Max, Category, Num)                            \
+  addOp(OpKind::Enum, Name, Min, Max, OpCategory::Category, Numerics::Num);
+#include "txc/Program/Ops.def"
+#define TXC_UNARY(Enum, Name, Dtypes, Numerics, Domain, Check, Emitter,        \
+                  Kernel)                                                      \
+  setElementwise(OpKind::Enum, DTypeClass::Dtypes, ElementwiseDomain::Domain);
+#define TXC_BINARY(Enum, Name, Dtypes, Numerics, Domain, Emitter, Kernel)      \
+  setElementwise(OpKind::Enum, DTypeClass::Dtypes, ElementwiseDomain::Domain);
 #include "txc/Program/Ops.def"
     attrs.resize(ops.size());
 #define TXC_ATTR(Enum, Name, Type, Required)                                   \
@@ -35,6 +41,24 @@ struct Registry {
   unsupported.push_back({Name, NotRepresentableReason::Reason, Hint});
 #include "txc/Program/Ops.def"
   }
+
+  void addOp(OpKind kind, llvm::StringRef name, int minOperands,
+             int maxOperands, OpCategory category, Numerics numerics) {
+    OpInfo info{};
+    info.kind = kind;
+    info.name = name;
+    info.minOperands = minOperands;
+    info.maxOperands = maxOperands;
+    info.category = category;
+    info.numerics = numerics;
+    ops.push_back(info);
+  }
+
+  void setElementwise(OpKind kind, DTypeClass dtypes,
+                      ElementwiseDomain domain) {
+    ops[size_t(kind)].dtypes = dtypes;
+    ops[size_t(kind)].domain = domain;
+  }
 };
 
 const Registry &registry() {
@@ -42,6 +66,34 @@ const Registry &registry() {
   return instance;
 }
 } // namespace
+
+bool txc::acceptsDType(DTypeClass dtypes, DType dtype) {
+  switch (dtypes) {
+  case DTypeClass::Any:
+    return true;
+  case DTypeClass::Numeric:
+    return dtype != DType::Bool;
+  case DTypeClass::Float:
+    return isFloat(dtype);
+  case DTypeClass::IntegerOrBool:
+    return !isFloat(dtype);
+  }
+  return false;
+}
+
+llvm::StringRef txc::dtypeClassName(DTypeClass dtypes) {
+  switch (dtypes) {
+  case DTypeClass::Any:
+    return "any";
+  case DTypeClass::Numeric:
+    return "numeric";
+  case DTypeClass::Float:
+    return "float";
+  case DTypeClass::IntegerOrBool:
+    return "integer or bool";
+  }
+  return "";
+}
 
 const AttrSpec *OpInfo::findAttribute(llvm::StringRef attrName) const {
   for (const AttrSpec &spec : attributes)

@@ -3,6 +3,7 @@
 
 #include "txc/Analysis/Contract.h"
 #include "txc/Analysis/Verifier.h"
+#include "txc/Program/OpRegistry.h"
 #include "txc/Frontend/ProgramReader.h"
 #include "txc/Support/SourceFile.h"
 
@@ -149,14 +150,25 @@ struct Value {
   bool exact = true; ///< see the header: no transcendental/sum upstream
 };
 
+/// Ops whose compiled results equal the interpreter's bits (Ops.def).
 bool isExactOp(llvm::StringRef op) {
-  static const std::set<std::string> inexact = {
-      "exp",  "log",     "log1p",       "tanh",       "sigmoid",
-      "erf",  "sin",     "cos",         "silu",       "gelu",
-      "pow",  "sum",     "mean",        "prod",       "softmax",
-      "log_softmax",     "layer_norm",  "rms_norm",   "matmul",
-      "linear", "gemm",  "conv2d",      "avg_pool2d", "global_avg_pool"};
-  return !inexact.count(op.str());
+  const OpInfo *info = lookupOp(op);
+  return info && info->numerics == Numerics::Exact;
+}
+
+/// The names of the elementwise ops of Ops.def that `keep` selects, in
+/// declaration order (the fixed seeds' programs depend on it).
+std::vector<std::string>
+elementwiseOps(llvm::function_ref<bool(const OpInfo &)> keep) {
+  std::vector<std::string> names;
+  for (const OpInfo &info : allOps())
+    if (info.domain != ElementwiseDomain::None && keep(info))
+      names.push_back(info.name.str());
+  return names;
+}
+
+bool acceptsFloat(const OpInfo &info) {
+  return acceptsDType(info.dtypes, DType::F32);
 }
 
 class Generator {
@@ -466,13 +478,19 @@ const Value *Generator::positive(const Value &x, double c) {
 static bool isFloatValue(const Value &v) { return isFloat(v.type.dtype); }
 
 bool Generator::genUnary() {
-  static const std::vector<std::string> floatOps = {
-      "exp",  "tanh", "sigmoid",    "erf",   "sin",  "cos", "silu",
-      "gelu", "leaky_relu", "relu", "neg",   "abs",  "clamp"};
-  static const std::vector<std::string> numericOps = {"neg", "abs", "relu",
-                                                      "clamp"};
-  static const std::vector<std::string> discontinuous = {"floor", "ceil",
-                                                         "round", "sign"};
+  using D = ElementwiseDomain;
+  static const std::vector<std::string> floatOps =
+      elementwiseOps([](const OpInfo &info) {
+        return info.domain == D::Total && acceptsFloat(info);
+      });
+  static const std::vector<std::string> numericOps =
+      elementwiseOps([](const OpInfo &info) {
+        return info.domain == D::Total && info.dtypes == DTypeClass::Numeric;
+      });
+  static const std::vector<std::string> discontinuous =
+      elementwiseOps([](const OpInfo &info) {
+        return info.domain == D::Discontinuous;
+      });
   unsigned kind = below(3);
   std::string op;
   const Value *x = nullptr;
@@ -483,8 +501,8 @@ bool Generator::genUnary() {
     op = pick(numericOps);
     x = choose([](const Value &v) { return v.type.dtype != DType::Bool; });
   } else {
-    op = chance(80) ? pick(discontinuous) : "not";
-    if (op == "not")
+    op = pick(discontinuous);
+    if (lookupOp(op)->dtypes == DTypeClass::IntegerOrBool)
       x = choose([](const Value &v) { return !isFloat(v.type.dtype); });
     else
       x = choose([](const Value &v) {
@@ -498,6 +516,10 @@ bool Generator::genUnary() {
     attrs.push_back({"approximate", chance(50) ? "\"tanh\"" : "\"none\""});
   if (op == "leaky_relu" && chance(50))
     attrs.push_back({"alpha", number(randomQuarter(range(1, 3)) / 2)});
+  if (op == "hard_sigmoid" && chance(50)) {
+    attrs.push_back({"alpha", number(randomQuarter(range(1, 3)) / 4)});
+    attrs.push_back({"beta", number(randomQuarter(range(1, 3)) / 2)});
+  }
   if (op == "clamp") {
     bool isInt = !isFloat(x->type.dtype);
     double lo = isInt ? double(range(-6, 0)) : randomQuarter(range(-12, 0));
@@ -512,8 +534,10 @@ bool Generator::genUnary() {
 }
 
 bool Generator::genDomainUnary() {
-  static const std::vector<std::string> ops = {"log", "log1p", "sqrt", "rsqrt",
-                                               "reciprocal"};
+  static const std::vector<std::string> ops =
+      elementwiseOps([](const OpInfo &info) {
+        return info.domain == ElementwiseDomain::PositiveDomain;
+      });
   std::string op = pick(ops);
   const Value *x = choose(isFloatValue);
   if (!x || !allowedOp(op))
@@ -525,11 +549,16 @@ bool Generator::genDomainUnary() {
 }
 
 bool Generator::genBinary() {
-  static const std::vector<std::string> arith = {
-      "add", "sub", "mul", "maximum", "minimum", "div", "mod", "pow"};
-  static const std::vector<std::string> compare = {"eq", "ne", "lt",
-                                                   "le", "gt", "ge"};
-  static const std::vector<std::string> logic = {"and", "or", "xor"};
+  auto ofDomain = [](ElementwiseDomain domain) {
+    return elementwiseOps(
+        [&](const OpInfo &info) { return info.domain == domain; });
+  };
+  static const std::vector<std::string> arith =
+      ofDomain(ElementwiseDomain::Arithmetic);
+  static const std::vector<std::string> compare =
+      ofDomain(ElementwiseDomain::Comparison);
+  static const std::vector<std::string> logic =
+      ofDomain(ElementwiseDomain::Logical);
   unsigned kind = below(10);
   std::string op = kind < 6   ? pick(arith)
                    : kind < 9 ? pick(compare)
@@ -540,7 +569,9 @@ bool Generator::genBinary() {
   bool isLogic = kind == 9;
   if (isCompare && !allowedDType(DType::Bool))
     return false;
-  bool needExact = isCompare || op == "mod";
+  // A remainder amplifies a last-bit difference of its operands.
+  bool isRemainder = op == "mod" || op == "fmod";
+  bool needExact = isCompare || isRemainder;
   const Value *a = choose([&](const Value &v) {
     if (needExact && !v.exact)
       return false;
@@ -561,7 +592,7 @@ bool Generator::genBinary() {
   Value bCopy = *b;
   bool floatType = isFloat(aCopy.type.dtype);
   std::string aref = aCopy.ref, bref = bCopy.ref;
-  if ((op == "div" || op == "mod") && floatType) {
+  if ((op == "div" || isRemainder) && floatType) {
     const Value *p = positive(bCopy, 0.5);
     if (!p)
       return false;
@@ -1332,22 +1363,17 @@ GeneratedProgram txc::generateProgram(uint64_t seed,
 }
 
 std::vector<std::string> txc::generatableOps() {
-  return {"neg",       "abs",        "sign",        "not",
-          "floor",     "ceil",       "round",       "exp",
-          "log",       "log1p",      "sqrt",        "rsqrt",
-          "reciprocal", "tanh",      "sigmoid",     "erf",
-          "sin",       "cos",        "relu",        "silu",
-          "gelu",      "leaky_relu", "clamp",       "add",
-          "sub",       "mul",        "div",         "mod",
-          "pow",       "maximum",    "minimum",     "eq",
-          "ne",        "lt",         "le",          "gt",
-          "ge",        "and",        "or",          "xor",
-          "select",    "cast",       "matmul",      "linear",
-          "sum",       "mean",       "max",         "min",
-          "prod",      "argmax",     "argmin",      "softmax",
-          "log_softmax", "layer_norm", "rms_norm",  "broadcast",
-          "broadcast_to", "reshape", "transpose",   "permute",
-          "squeeze",   "unsqueeze",  "flatten",     "concat",
-          "slice",     "pad",        "split",       "conv2d",
-          "max_pool2d", "avg_pool2d", "global_avg_pool", "gather"};
+  std::vector<std::string> ops =
+      elementwiseOps([](const OpInfo &) { return true; });
+  for (const char *op :
+       {"select",     "cast",         "matmul",          "linear",
+        "sum",        "mean",         "max",             "min",
+        "prod",       "argmax",       "argmin",          "softmax",
+        "log_softmax", "layer_norm",  "rms_norm",        "broadcast",
+        "broadcast_to", "reshape",    "transpose",       "permute",
+        "squeeze",    "unsqueeze",    "flatten",         "concat",
+        "slice",      "pad",          "split",           "conv2d",
+        "max_pool2d", "avg_pool2d",   "global_avg_pool", "gather"})
+    ops.push_back(op);
+  return ops;
 }

@@ -225,7 +225,7 @@ def write_import_seeds(source, out):
 def write_dictionary(source, path):
     words = set()
     with open(os.path.join(source, "include", "txc", "Program", "Ops.def")) as f:
-        for m in re.finditer(r'TXC_(?:OP|ATTR|REGION|UNSUPPORTED)\(\s*(?:\w+,\s*)?"([^"]+)"',
+        for m in re.finditer(r'TXC_(?:OP|UNARY|BINARY|ATTR|REGION|UNSUPPORTED)\(\s*(?:\w+,\s*)?"([^"]+)"',
                              f.read()):
             words.add(m.group(1))
     schemas = os.path.join(source, "docs", "schema")

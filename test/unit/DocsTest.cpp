@@ -144,6 +144,75 @@ TEST(Docs, OpsSummaryTableHasEveryOp) {
         << "', which is not an op of Ops.def";
 }
 
+/// The cells of a Markdown table row, trimmed.
+std::vector<std::string> cellsOf(llvm::StringRef row) {
+  llvm::SmallVector<llvm::StringRef, 8> parts;
+  row.trim().drop_front().drop_back().split(parts, '|');
+  std::vector<std::string> cells;
+  for (llvm::StringRef part : parts)
+    cells.push_back(part.trim().str());
+  return cells;
+}
+
+/// The words in backquotes of `text`, in order.
+std::vector<std::string> quotedWords(llvm::StringRef text) {
+  llvm::SmallVector<llvm::StringRef, 8> parts;
+  text.split(parts, '`');
+  std::vector<std::string> words;
+  for (size_t i = 1; i < parts.size(); i += 2)
+    words.push_back(parts[i].str());
+  return words;
+}
+
+/// What Ops.def says the "Operands" cell of an op is.
+std::string operandsCell(const OpInfo &op) {
+  if (op.maxOperands < 0)
+    return std::to_string(op.minOperands) + " or more";
+  if (op.minOperands == op.maxOperands)
+    return std::to_string(op.minOperands);
+  return std::to_string(op.minOperands) + "–" + std::to_string(op.maxOperands);
+}
+
+/// What Ops.def says the "Dtypes" cell of a TXC_UNARY or TXC_BINARY op is.
+std::string dtypesCell(const OpInfo &op) {
+  std::string name = dtypeClassName(op.dtypes).str();
+  return op.category == OpCategory::ElementwiseBinary ? "same, " + name : name;
+}
+
+// The columns of the summary table that restate Ops.def are Ops.def's: the
+// operand counts, the attribute names (before "; regions") and, for the
+// ops declared by TXC_UNARY and TXC_BINARY, the dtypes.
+TEST(Docs, OpsSummaryTableAgreesWithOpsDef) {
+  std::string table =
+      tableWithHeader(readSource("docs/ops.md"),
+                      "| Ops | Operands | Attributes | Dtypes | Result |");
+  llvm::SmallVector<llvm::StringRef, 64> rows;
+  llvm::StringRef(table).split(rows, '\n', -1, false);
+  for (llvm::StringRef row : llvm::ArrayRef(rows).drop_front(2)) {
+    std::vector<std::string> cells = cellsOf(row);
+    ASSERT_EQ(cells.size(), 5u) << row.str();
+    std::set<std::string> attributes;
+    for (const std::string &name : quotedWords(cells[0])) {
+      const OpInfo *op = lookupOp(name);
+      if (!op)
+        continue; // OpsSummaryTableHasEveryOp reports it
+      EXPECT_EQ(cells[1], operandsCell(*op)) << "the operands of '" << name
+                                             << "' in docs/ops.md";
+      if (op->domain != ElementwiseDomain::None)
+        EXPECT_EQ(cells[3], dtypesCell(*op)) << "the dtypes of '" << name
+                                             << "' in docs/ops.md";
+      for (const AttrSpec &attr : op->attributes)
+        attributes.insert(attr.name.str());
+    }
+    llvm::StringRef attributeCell =
+        llvm::StringRef(cells[2]).split("; regions").first;
+    std::vector<std::string> listed = quotedWords(attributeCell);
+    EXPECT_EQ(std::set<std::string>(listed.begin(), listed.end()), attributes)
+        << "the attributes in the row " << row.str()
+        << " of docs/ops.md are not those of Ops.def";
+  }
+}
+
 TEST(Docs, ArchitectureNamesEveryPassOfThePipeline) {
   std::string pipeline = readSource("lib/Pipeline/Pipeline.cpp");
   std::string architecture = readSource("docs/architecture.md");

@@ -21,7 +21,7 @@ TEST(OpRegistry, TheOpsInDefinitionOrder) {
   for (const OpInfo &info : allOps())
     names.push_back(info.name.str());
   std::vector<std::string> defined = {
-#define TXC_OP(Enum, Name, Min, Max, Category) Name,
+#define TXC_OP(Enum, Name, Min, Max, Category, Numerics) Name,
 #include "txc/Program/Ops.def"
   };
   EXPECT_EQ(names, defined);

@@ -2,6 +2,8 @@
 #ifndef TXC_PROGRAM_OPREGISTRY_H
 #define TXC_PROGRAM_OPREGISTRY_H
 
+#include "txc/Program/DType.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -12,7 +14,7 @@ namespace txc {
 
 enum class OpKind : uint16_t {
   Unknown,
-#define TXC_OP(Enum, Name, Min, Max, Category) Enum,
+#define TXC_OP(Enum, Name, Min, Max, Category, Numerics) Enum,
 #include "txc/Program/Ops.def"
 };
 
@@ -27,6 +29,31 @@ enum class OpCategory {
   Pooling,
   Indexing,
   ControlFlow,
+};
+
+/// Whether compiled code computes the reference interpreter's bits
+/// (Ops.def's header says which ops are which).
+enum class Numerics { Exact, Rounded };
+
+/// The dtypes an elementwise op accepts for its operands.
+enum class DTypeClass {
+  Any,           ///< every dtype
+  Numeric,       ///< integers and floats, not bool
+  Float,         ///< f32, f64, f16, bf16
+  IntegerOrBool, ///< bitwise on integers, logical on bool
+};
+
+/// What values an elementwise op is defined or continuous on (unary ops),
+/// or what kind of binary op it is; the differential fuzzer draws operands
+/// by it (Ops.def).
+enum class ElementwiseDomain {
+  None,           ///< not declared by TXC_UNARY or TXC_BINARY
+  Total,          ///< unary: any value
+  PositiveDomain, ///< unary: values above 0 (log, sqrt)
+  Discontinuous,  ///< unary: a rounding of its operand may flip the result
+  Arithmetic,     ///< binary: the operands' dtype
+  Comparison,     ///< binary: a bool result
+  Logical,        ///< binary: bitwise on integers, logical on bool
 };
 
 /// How an attribute's JSON value is interpreted.
@@ -52,6 +79,10 @@ struct OpInfo {
   int minOperands;
   int maxOperands; ///< -1: variadic
   OpCategory category;
+  Numerics numerics;
+  /// TXC_UNARY and TXC_BINARY ops: the dtypes they accept and their domain.
+  DTypeClass dtypes = DTypeClass::Any;
+  ElementwiseDomain domain = ElementwiseDomain::None;
   llvm::ArrayRef<AttrSpec> attributes;
   /// Names of the nested graphs the op requires, in order.
   llvm::ArrayRef<llvm::StringRef> regions;
@@ -72,6 +103,11 @@ struct UnsupportedOpInfo {
   NotRepresentableReason reason;
   llvm::StringRef hint;
 };
+
+/// True if `dtypes` contains `dtype`.
+bool acceptsDType(DTypeClass dtypes, DType dtype);
+/// "float", "numeric", "integer or bool" or "any" (docs/ops.md's words).
+llvm::StringRef dtypeClassName(DTypeClass dtypes);
 
 llvm::ArrayRef<OpInfo> allOps();
 const OpInfo &getOpInfo(OpKind kind);

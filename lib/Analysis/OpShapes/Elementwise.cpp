@@ -17,50 +17,30 @@ using namespace txc;
 
 namespace {
 
-/// The dtypes an elementwise op accepts for its data operands.
-enum class Accepts {
-  Any,           ///< every dtype
-  Numeric,       ///< integers and floats, not bool
-  Float,         ///< f32, f64, f16, bf16
-  IntegerOrBool, ///< bitwise on integers, logical on bool
-};
-
-bool accepts(Accepts accepted, DType type) {
-  switch (accepted) {
-  case Accepts::Any:
-    return true;
-  case Accepts::Numeric:
-    return type != DType::Bool;
-  case Accepts::Float:
-    return isFloat(type);
-  case Accepts::IntegerOrBool:
-    return !isFloat(type);
-  }
-  return false;
-}
-
 /// What the diagnostic says the op needs, and how to get there.
-std::pair<std::string, std::string> describe(Accepts accepted, DType got) {
+std::pair<std::string, std::string> describe(DTypeClass accepted, DType got) {
   switch (accepted) {
-  case Accepts::Numeric:
+  case DTypeClass::Numeric:
     return {"a numeric dtype (an integer or float dtype)",
             "insert a 'cast' to the numeric dtype you want"};
-  case Accepts::Float:
+  case DTypeClass::Float:
     return {"a float dtype (f32, f64, f16 or bf16)",
             std::string("txc does not promote dtypes, insert a 'cast' to ") +
                 (got == DType::F64 ? "f64" : "f32")};
-  case Accepts::IntegerOrBool:
+  case DTypeClass::IntegerOrBool:
     return {"a bool or integer dtype",
             "compare with 'ne' against 0 to get a bool"};
-  case Accepts::Any:
+  case DTypeClass::Any:
     break;
   }
   return {"", ""};
 }
 
-bool requireAccepted(InferenceContext &ctx, size_t operand, Accepts accepted) {
+/// Operand `operand` has a dtype the op's declaration accepts.
+bool requireAccepted(InferenceContext &ctx, size_t operand) {
+  DTypeClass accepted = getOpInfo(ctx.node.kind).dtypes;
   DType type = ctx.operands[operand].dtype;
-  if (accepts(accepted, type))
+  if (acceptsDType(accepted, type))
     return true;
   auto [what, hint] = describe(accepted, type);
   ctx.fail(ctx.operandLoc(operand), "bad-dtype",
@@ -147,6 +127,8 @@ bool checkClamp(InferenceContext &ctx) {
   return ok;
 }
 
+bool noAttributeCheck(InferenceContext &) { return true; }
+
 bool checkGelu(InferenceContext &ctx) {
   std::string mode = getStringAttr(ctx.node, "approximate", "none");
   if (mode == "none" || mode == "tanh")
@@ -161,20 +143,11 @@ bool checkGelu(InferenceContext &ctx) {
 // Rules
 //===----------------------------------------------------------------------===//
 
-template <Accepts A> std::vector<TensorType> inferUnary(InferenceContext &ctx) {
-  if (!requireAccepted(ctx, 0, A))
-    return {};
-  return {ctx.operands[0]};
-}
-
-std::vector<TensorType> inferClamp(InferenceContext &ctx) {
-  if (!requireAccepted(ctx, 0, Accepts::Numeric) || !checkClamp(ctx))
-    return {};
-  return {ctx.operands[0]};
-}
-
-std::vector<TensorType> inferGelu(InferenceContext &ctx) {
-  if (!requireAccepted(ctx, 0, Accepts::Float) || !checkGelu(ctx))
+/// A TXC_UNARY op: an operand of the dtypes it accepts, attributes that
+/// pass its check, and the operand's type.
+template <bool (*Check)(InferenceContext &)>
+std::vector<TensorType> inferUnary(InferenceContext &ctx) {
+  if (!requireAccepted(ctx, 0) || !Check(ctx))
     return {};
   return {ctx.operands[0]};
 }
@@ -185,16 +158,17 @@ std::vector<TensorType> inferCast(InferenceContext &ctx) {
   return {TensorType{*to, ctx.operands[0].shape}};
 }
 
-/// Binary ops with explicit numpy-style broadcasting of the two operands;
-/// comparisons (`Bool`) give a bool tensor.
-template <Accepts A, bool Bool>
+/// A TXC_BINARY op: explicit numpy-style broadcasting of the two operands;
+/// comparisons give a bool tensor.
 std::vector<TensorType> inferBinary(InferenceContext &ctx) {
-  if (!ctx.requireSameDType(0, 1) || !requireAccepted(ctx, 0, A))
+  if (!ctx.requireSameDType(0, 1) || !requireAccepted(ctx, 0))
     return {};
   auto shape = broadcastOperands(ctx, {0, 1});
   if (!shape)
     return {};
-  return {TensorType{Bool ? DType::Bool : ctx.operands[0].dtype,
+  bool comparison =
+      getOpInfo(ctx.node.kind).domain == ElementwiseDomain::Comparison;
+  return {TensorType{comparison ? DType::Bool : ctx.operands[0].dtype,
                      std::move(*shape)}};
 }
 
@@ -219,29 +193,12 @@ std::vector<TensorType> inferSelect(InferenceContext &ctx) {
 } // namespace
 
 void txc::registerElementwiseShapeRules(ShapeRuleTable &table) {
-  for (OpKind kind : {OpKind::Neg, OpKind::Abs, OpKind::Sign, OpKind::Floor,
-                      OpKind::Ceil, OpKind::Round, OpKind::Relu})
-    table.add(kind, inferUnary<Accepts::Numeric>);
-  for (OpKind kind :
-       {OpKind::Exp, OpKind::Log, OpKind::Log1p, OpKind::Sqrt, OpKind::Rsqrt,
-        OpKind::Reciprocal, OpKind::Tanh, OpKind::Sigmoid, OpKind::Erf,
-        OpKind::Sin, OpKind::Cos, OpKind::Silu, OpKind::LeakyRelu,
-        OpKind::HardSigmoid, OpKind::HardSwish})
-    table.add(kind, inferUnary<Accepts::Float>);
-  table.add(OpKind::Not, inferUnary<Accepts::IntegerOrBool>);
-  table.add(OpKind::Gelu, inferGelu);
-  table.add(OpKind::Clamp, inferClamp);
+#define TXC_UNARY(Enum, Name, Dtypes, Numerics, Domain, Check, Emitter,        \
+                  Kernel)                                                      \
+  table.add(OpKind::Enum, inferUnary<Check>);
+#define TXC_BINARY(Enum, Name, Dtypes, Numerics, Domain, Emitter, Kernel)      \
+  table.add(OpKind::Enum, inferBinary);
+#include "txc/Program/Ops.def"
   table.add(OpKind::Cast, inferCast);
-
-  for (OpKind kind : {OpKind::Add, OpKind::Sub, OpKind::Mul, OpKind::Div,
-                      OpKind::Mod, OpKind::Fmod, OpKind::Pow})
-    table.add(kind, inferBinary<Accepts::Numeric, false>);
-  for (OpKind kind : {OpKind::Maximum, OpKind::Minimum})
-    table.add(kind, inferBinary<Accepts::Any, false>);
-  for (OpKind kind :
-       {OpKind::Eq, OpKind::Ne, OpKind::Lt, OpKind::Le, OpKind::Gt, OpKind::Ge})
-    table.add(kind, inferBinary<Accepts::Any, true>);
-  for (OpKind kind : {OpKind::And, OpKind::Or, OpKind::Xor})
-    table.add(kind, inferBinary<Accepts::IntegerOrBool, false>);
   table.add(OpKind::Select, inferSelect);
 }

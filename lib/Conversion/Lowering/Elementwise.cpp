@@ -656,97 +656,31 @@ Value emitCast(Scalar &s, Value x, DType from, DType to) {
 // Lowerings
 //===----------------------------------------------------------------------===//
 
-/// The body function of each op that computes in the compute type.
+// The names Ops.def gives the emitters that are instances of templates.
+using F = arith::CmpFPredicate;
+using I = arith::CmpIPredicate;
+constexpr ScalarFn emitAdd = emitArith<arith::AddFOp, arith::AddIOp>;
+constexpr ScalarFn emitSub = emitArith<arith::SubFOp, arith::SubIOp>;
+constexpr ScalarFn emitMul = emitArith<arith::MulFOp, arith::MulIOp>;
+constexpr ScalarFn emitEq = emitCompare<F::OEQ, I::eq, I::eq>;
+constexpr ScalarFn emitNe = emitCompare<F::UNE, I::ne, I::ne>;
+constexpr ScalarFn emitLt = emitCompare<F::OLT, I::slt, I::ult>;
+constexpr ScalarFn emitLe = emitCompare<F::OLE, I::sle, I::ule>;
+constexpr ScalarFn emitGt = emitCompare<F::OGT, I::sgt, I::ugt>;
+constexpr ScalarFn emitGe = emitCompare<F::OGE, I::sge, I::uge>;
+
+/// The scalar body of each TXC_UNARY and TXC_BINARY op of Ops.def: it
+/// computes in the compute type of operand 0's dtype.
 ScalarFn scalarFn(OpKind kind) {
-  using F = arith::CmpFPredicate;
-  using I = arith::CmpIPredicate;
   switch (kind) {
-  case OpKind::Neg:
-    return emitNeg;
-  case OpKind::Abs:
-    return emitAbs;
-  case OpKind::Sign:
-    return emitSign;
-  case OpKind::Not:
-    return emitNot;
-  case OpKind::Floor:
-    return emitRounding<math::FloorOp>;
-  case OpKind::Ceil:
-    return emitRounding<math::CeilOp>;
-  case OpKind::Round:
-    return emitRounding<math::RoundEvenOp>;
-  case OpKind::Exp:
-    return emitMath<math::ExpOp>;
-  case OpKind::Log:
-    return emitMath<math::LogOp>;
-  case OpKind::Log1p:
-    return emitMath<math::Log1pOp>;
-  case OpKind::Sqrt:
-    return emitMath<math::SqrtOp>;
-  case OpKind::Tanh:
-    return emitMath<math::TanhOp>;
-  case OpKind::Erf:
-    return emitMath<math::ErfOp>;
-  case OpKind::Sin:
-    return emitMath<math::SinOp>;
-  case OpKind::Cos:
-    return emitMath<math::CosOp>;
-  case OpKind::Rsqrt:
-    return emitRsqrt;
-  case OpKind::Reciprocal:
-    return emitReciprocal;
-  case OpKind::Sigmoid:
-    return emitSigmoid;
-  case OpKind::Silu:
-    return emitSilu;
-  case OpKind::Relu:
-    return emitRelu;
-  case OpKind::Gelu:
-    return emitGelu;
-  case OpKind::LeakyRelu:
-    return emitLeakyRelu;
-  case OpKind::HardSigmoid:
-    return emitHardSigmoid;
-  case OpKind::HardSwish:
-    return emitHardSwish;
-  case OpKind::Clamp:
-    return emitClamp;
-  case OpKind::Add:
-    return emitArith<arith::AddFOp, arith::AddIOp>;
-  case OpKind::Sub:
-    return emitArith<arith::SubFOp, arith::SubIOp>;
-  case OpKind::Mul:
-    return emitArith<arith::MulFOp, arith::MulIOp>;
-  case OpKind::Div:
-    return emitDiv;
-  case OpKind::Mod:
-    return emitMod;
-  case OpKind::Fmod:
-    return emitFmod;
-  case OpKind::Pow:
-    return emitPow;
-  case OpKind::Maximum:
-    return emitMaxMin<true>;
-  case OpKind::Minimum:
-    return emitMaxMin<false>;
-  case OpKind::Eq:
-    return emitCompare<F::OEQ, I::eq, I::eq>;
-  case OpKind::Ne:
-    return emitCompare<F::UNE, I::ne, I::ne>;
-  case OpKind::Lt:
-    return emitCompare<F::OLT, I::slt, I::ult>;
-  case OpKind::Le:
-    return emitCompare<F::OLE, I::sle, I::ule>;
-  case OpKind::Gt:
-    return emitCompare<F::OGT, I::sgt, I::ugt>;
-  case OpKind::Ge:
-    return emitCompare<F::OGE, I::sge, I::uge>;
-  case OpKind::And:
-    return emitLogic<arith::AndIOp>;
-  case OpKind::Or:
-    return emitLogic<arith::OrIOp>;
-  case OpKind::Xor:
-    return emitLogic<arith::XOrIOp>;
+#define TXC_UNARY(Enum, Name, Dtypes, Numerics, Domain, Check, Emitter,        \
+                  Kernel)                                                      \
+  case OpKind::Enum:                                                           \
+    return Emitter;
+#define TXC_BINARY(Enum, Name, Dtypes, Numerics, Domain, Emitter, Kernel)      \
+  case OpKind::Enum:                                                           \
+    return Emitter;
+#include "txc/Program/Ops.def"
   default:
     return nullptr;
   }

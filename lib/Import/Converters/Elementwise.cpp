@@ -79,16 +79,20 @@ bool tryFoldBinary(NodeImporter &node, FoldFn fold, bool boolResult) {
   return true;
 }
 
-template <const char *TxcOp, FoldFn Fold = nullptr, bool BoolResult = false>
+/// The ONNX op is txc's TXC_BINARY op `Kind`; `Fold` computes it at import
+/// on known integer tensors (shape arithmetic).
+template <OpKind Kind, FoldFn Fold = nullptr>
 llvm::LogicalResult convertBinary(NodeImporter &node) {
-  if (Fold && tryFoldBinary(node, Fold, BoolResult))
+  const OpInfo &op = getOpInfo(Kind);
+  bool boolResult = op.domain == ElementwiseDomain::Comparison;
+  if (Fold && tryFoldBinary(node, Fold, boolResult))
     return llvm::success();
-  return node.emitOutput(0, TxcOp, {node.input(0), node.input(1)});
+  return node.emitOutput(0, op.name, {node.input(0), node.input(1)});
 }
 
-template <const char *TxcOp>
-llvm::LogicalResult convertUnary(NodeImporter &node) {
-  return node.emitOutput(0, TxcOp, {node.input(0)});
+/// The ONNX op is txc's unary op `Kind`.
+template <OpKind Kind> llvm::LogicalResult convertUnary(NodeImporter &node) {
+  return node.emitOutput(0, getOpInfo(Kind).name, {node.input(0)});
 }
 
 /// Neg of a known i64 tensor (shape arithmetic) is folded: ONNX's
@@ -110,19 +114,20 @@ llvm::LogicalResult convertNeg(NodeImporter &node) {
 }
 
 /// Max, Min and Sum take any number of inputs: a chain of binary ops.
-template <const char *TxcOp>
+template <OpKind Kind>
 llvm::LogicalResult convertVariadic(NodeImporter &node) {
+  llvm::StringRef txcOp = getOpInfo(Kind).name;
   if (node.numInputs() == 1)
     return node.setOutput(0, node.input(0));
   ImportedValue accumulated = node.input(0);
   for (unsigned i = 1; i + 1 < node.numInputs(); ++i) {
     std::optional<ImportedValue> next =
-        node.emit(TxcOp, {accumulated, node.input(i)});
+        node.emit(txcOp, {accumulated, node.input(i)});
     if (!next)
       return llvm::failure();
     accumulated = *next;
   }
-  return node.emitOutput(0, TxcOp,
+  return node.emitOutput(0, txcOp,
                          {accumulated, node.input(node.numInputs() - 1)});
 }
 
@@ -270,18 +275,6 @@ llvm::LogicalResult convertHardSigmoid(NodeImporter &node) {
                           floatAttr("beta", node.floatAttr("beta", 0.5f))});
 }
 
-constexpr char kAdd[] = "add", kSub[] = "sub", kMul[] = "mul", kDiv[] = "div",
-               kMaximum[] = "maximum", kMinimum[] = "minimum",
-               kEq[] = "eq", kLt[] = "lt", kLe[] = "le", kGt[] = "gt",
-               kGe[] = "ge", kAnd[] = "and", kOr[] = "or", kXor[] = "xor";
-constexpr char kRelu[] = "relu", kSigmoid[] = "sigmoid", kTanh[] = "tanh",
-               kExp[] = "exp", kLog[] = "log", kSqrt[] = "sqrt",
-               kAbs[] = "abs", kErf[] = "erf",
-               kFloor[] = "floor", kCeil[] = "ceil",
-               kReciprocal[] = "reciprocal", kSin[] = "sin", kCos[] = "cos",
-               kNot[] = "not", kSign[] = "sign", kRound[] = "round",
-               kHardSwish[] = "hard_swish";
-
 std::optional<ShapeExpr> addDims(const ShapeExpr &a, const ShapeExpr &b) {
   return ShapeExpr::add(a, b);
 }
@@ -299,46 +292,55 @@ void txc::onnximport::addElementwiseConverters(
   table.insert(
       table.end(),
       {
-          {"Add", 14, 17, convertBinary<kAdd, addDims>},
-          {"Sub", 14, 17, convertBinary<kSub, subDims>},
-          {"Mul", 14, 17, convertBinary<kMul, mulDims>},
-          {"Div", 14, 17, convertBinary<kDiv, divideDims>},
+          {"Add", 14, 17, convertBinary<OpKind::Add, addDims>},
+          {"Sub", 14, 17, convertBinary<OpKind::Sub, subDims>},
+          {"Mul", 14, 17, convertBinary<OpKind::Mul, mulDims>},
+          {"Div", 14, 17, convertBinary<OpKind::Div, divideDims>},
           {"Pow", 15, 17, convertPow},
-          {"Equal", 13, 17, convertBinary<kEq, equalDims, true>},
-          {"Less", 13, 17, convertBinary<kLt>},
-          {"LessOrEqual", 16, 17, convertBinary<kLe>},
-          {"Greater", 13, 17, convertBinary<kGt>},
-          {"GreaterOrEqual", 16, 17, convertBinary<kGe>},
-          {"And", 7, 17, convertBinary<kAnd>},
-          {"Or", 7, 17, convertBinary<kOr>},
-          {"Xor", 7, 17, convertBinary<kXor>},
-          {"Max", 13, 17, convertVariadic<kMaximum>},
-          {"Min", 13, 17, convertVariadic<kMinimum>},
-          {"Sum", 13, 17, convertVariadic<kAdd>},
+          {"Equal", 13, 17, convertBinary<OpKind::Eq, equalDims>},
+          {"Less", 13, 17, convertBinary<OpKind::Lt>},
+          {"LessOrEqual", 16, 17, convertBinary<OpKind::Le>},
+          {"Greater", 13, 17, convertBinary<OpKind::Gt>},
+          {"GreaterOrEqual", 16, 17, convertBinary<OpKind::Ge>},
+          {"And", 7, 17, convertBinary<OpKind::And>},
+          {"Or", 7, 17, convertBinary<OpKind::Or>},
+          {"Xor", 7, 17, convertBinary<OpKind::Xor>},
+          {"Max", 13, 17, convertVariadic<OpKind::Maximum>},
+          {"Min", 13, 17, convertVariadic<OpKind::Minimum>},
+          {"Sum", 13, 17, convertVariadic<OpKind::Add>},
           {"Mod", 13, 17, convertMod},
           {"Where", 16, 17, convertWhere},
-          {"Relu", 14, 17, convertUnary<kRelu>},
-          {"Sigmoid", 13, 17, convertUnary<kSigmoid>},
-          {"Tanh", 13, 17, convertUnary<kTanh>},
-          {"Exp", 13, 17, convertUnary<kExp>},
-          {"Log", 13, 17, convertUnary<kLog>},
-          {"Sqrt", 13, 17, convertUnary<kSqrt>},
-          {"Abs", 13, 17, convertUnary<kAbs>},
+          {"Relu", 14, 17, convertUnary<OpKind::Relu>},
+          {"Sigmoid", 13, 17, convertUnary<OpKind::Sigmoid>},
+          {"Tanh", 13, 17, convertUnary<OpKind::Tanh>},
+          {"Exp", 13, 17, convertUnary<OpKind::Exp>},
+          {"Log", 13, 17, convertUnary<OpKind::Log>},
+          {"Sqrt", 13, 17, convertUnary<OpKind::Sqrt>},
+          {"Abs", 13, 17, convertUnary<OpKind::Abs>},
           {"Neg", 13, 17, convertNeg},
-          {"Erf", 13, 17, convertUnary<kErf>},
-          {"Floor", 13, 17, convertUnary<kFloor>},
-          {"Ceil", 13, 17, convertUnary<kCeil>},
-          {"Reciprocal", 13, 17, convertUnary<kReciprocal>},
-          {"Sin", 7, 17, convertUnary<kSin>},
-          {"Cos", 7, 17, convertUnary<kCos>},
-          {"Not", 1, 17, convertUnary<kNot>},
-          {"Sign", 13, 17, convertUnary<kSign>},
-          {"Round", 11, 17, convertUnary<kRound>},
+          {"Erf", 13, 17, convertUnary<OpKind::Erf>},
+          {"Floor", 13, 17, convertUnary<OpKind::Floor>},
+          {"Ceil", 13, 17, convertUnary<OpKind::Ceil>},
+          {"Reciprocal", 13, 17, convertUnary<OpKind::Reciprocal>},
+          {"Sin", 7, 17, convertUnary<OpKind::Sin>},
+          {"Cos", 7, 17, convertUnary<OpKind::Cos>},
+          {"Tan", 7, 17, convertUnary<OpKind::Tan>},
+          {"Asin", 7, 17, convertUnary<OpKind::Asin>},
+          {"Acos", 7, 17, convertUnary<OpKind::Acos>},
+          {"Atan", 7, 17, convertUnary<OpKind::Atan>},
+          {"Sinh", 9, 17, convertUnary<OpKind::Sinh>},
+          {"Cosh", 9, 17, convertUnary<OpKind::Cosh>},
+          {"Asinh", 9, 17, convertUnary<OpKind::Asinh>},
+          {"Acosh", 9, 17, convertUnary<OpKind::Acosh>},
+          {"Atanh", 9, 17, convertUnary<OpKind::Atanh>},
+          {"Not", 1, 17, convertUnary<OpKind::Not>},
+          {"Sign", 13, 17, convertUnary<OpKind::Sign>},
+          {"Round", 11, 17, convertUnary<OpKind::Round>},
           {"Identity", 16, 17, convertIdentity},
           {"Cast", 13, 17, convertCast},
           {"LeakyRelu", 16, 17, convertLeakyRelu},
           {"Clip", 13, 17, convertClip},
           {"HardSigmoid", 6, 17, convertHardSigmoid},
-          {"HardSwish", 14, 17, convertUnary<kHardSwish>},
+          {"HardSwish", 14, 17, convertUnary<OpKind::HardSwish>},
       });
 }

@@ -45,6 +45,15 @@ enum op_kind {
   ERF,
   SIN,
   COS,
+  TAN,
+  ASIN,
+  ACOS,
+  ATAN,
+  SINH,
+  COSH,
+  ASINH,
+  ACOSH,
+  ATANH,
   RELU,
   SILU,
   GELU,
@@ -114,6 +123,15 @@ static const struct test_case cases[] = {
     UNARY("erf", "erf", ERF, FLOATS),
     UNARY("sin", "sin", SIN, FLOATS),
     UNARY("cos", "cos", COS, FLOATS),
+    UNARY("tan", "tan", TAN, FLOATS),
+    UNARY("asin", "asin", ASIN, FLOATS),
+    UNARY("acos", "acos", ACOS, FLOATS),
+    UNARY("atan", "atan", ATAN, FLOATS),
+    UNARY("sinh", "sinh", SINH, FLOATS),
+    UNARY("cosh", "cosh", COSH, FLOATS),
+    UNARY("asinh", "asinh", ASINH, FLOATS),
+    UNARY("acosh", "acosh", ACOSH, FLOATS),
+    UNARY("atanh", "atanh", ATANH, FLOATS),
     UNARY("relu", "relu", RELU, NUMERIC),
     UNARY("silu", "silu", SILU, FLOATS),
     UNARY("gelu", "gelu", GELU, FLOATS),
@@ -470,6 +488,15 @@ static int has_exact_value(enum op_kind kind) {
   case ERF:
   case SIN:
   case COS:
+  case TAN:
+  case ASIN:
+  case ACOS:
+  case ATAN:
+  case SINH:
+  case COSH:
+  case ASINH:
+  case ACOSH:
+  case ATANH:
   case SILU:
   case GELU:
   case GELU_TANH:
@@ -506,6 +533,24 @@ static long double exact_value(const struct test_case *c, long double x,
     return sinl(x);
   case COS:
     return cosl(x);
+  case TAN:
+    return tanl(x);
+  case ASIN:
+    return asinl(x);
+  case ACOS:
+    return acosl(x);
+  case ATAN:
+    return atanl(x);
+  case SINH:
+    return sinhl(x);
+  case COSH:
+    return coshl(x);
+  case ASINH:
+    return asinhl(x);
+  case ACOSH:
+    return acoshl(x);
+  case ATANH:
+    return atanhl(x);
   case SILU:
     return x / (1 + expl(-x));
   case GELU:
