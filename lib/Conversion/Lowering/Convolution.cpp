@@ -288,10 +288,12 @@ Value buildPooling(MLIRGen &gen, Location at, Layout layout, Value x,
 /// to stride-1 elements, which the lowering pads too (with the pool's
 /// padding value; avg_pool2d does not count them). The overhang,
 /// (out-1)*stride + span - padBefore - in, is a constant (shape rule).
-Window withOverhang(Window window, const TensorType &xType,
-                    const TensorType &resultType, Layout layout) {
+FailureOr<Window> withOverhang(Window window, const NodeLowering &lowering,
+                               Layout layout) {
   if (!window.ceilMode)
     return window;
+  const TensorType &xType = lowering.operandTypes[0];
+  const TensorType &resultType = lowering.resultType();
   LayoutDims dims = layoutDims(layout);
   unsigned spatial[2] = {dims.height, dims.width};
   for (unsigned axis = 0; axis < 2; ++axis) {
@@ -302,8 +304,12 @@ Window withOverhang(Window window, const TensorType &xType,
         ShapeExpr::constant(window.span(axis) - window.stride[axis] -
                             window.padBefore[axis]));
     auto overhang = reach ? ShapeExpr::sub(*reach, in) : std::nullopt;
-    if (auto after = overhang ? overhang->getConstant() : std::nullopt)
-      window.padAfter[axis] = std::max(window.padAfter[axis], *after);
+    auto after = overhang ? overhang->getConstant() : std::nullopt;
+    if (!after)
+      return emitError(lowering.loc)
+             << "internal error: the ceil-mode windows of '"
+             << lowering.node.name << "' overhang by a non-constant amount";
+    window.padAfter[axis] = std::max(window.padAfter[axis], *after);
   }
   return window;
 }
@@ -369,19 +375,21 @@ FailureOr<SmallVector<Value>> lowerMaxPool(MLIRGen &gen,
   Layout layout = getLayout(lowering.node);
   const TensorType &xType = lowering.operandTypes[0];
   DType dtype = lowering.resultType().dtype;
-  Window window = withOverhang(getWindow(lowering.node), xType,
-                               lowering.resultType(), layout);
-  Value x = padSpatial(gen, lowering.operands[0], xType, layout, window,
+  FailureOr<Window> window =
+      withOverhang(getWindow(lowering.node), lowering, layout);
+  if (failed(window))
+    return failure();
+  Value x = padSpatial(gen, lowering.operands[0], xType, layout, *window,
                        lowestValue(dtype), at);
   Value lowest = gen.scalar(dtype, lowestValue(dtype), at);
   Value init =
       fill(gen, gen.emptyTensor(lowering.resultType(), at), lowest, at);
   if (!isFloat(dtype))
     return SmallVector<Value>{buildIntegerMaxPool(
-        gen.builder(), at, layout, x, init, window, dtype == DType::U8)};
+        gen.builder(), at, layout, x, init, *window, dtype == DType::U8)};
   return SmallVector<Value>{
       buildPooling<linalg::PoolingNchwMaxOp, linalg::PoolingNhwcMaxOp>(
-          gen, at, layout, x, init, window)};
+          gen, at, layout, x, init, *window)};
 }
 
 /// The number of elements of [lo, hi) in the window of output position `o`
@@ -446,7 +454,10 @@ FailureOr<SmallVector<Value>> lowerAvgPool(MLIRGen &gen,
   Layout layout = getLayout(node);
   LayoutDims dims = layoutDims(layout);
   Window window = getWindow(node);
-  Window padded = withOverhang(window, xType, resultType, layout);
+  FailureOr<Window> overhanging = withOverhang(window, lowering, layout);
+  if (failed(overhanging))
+    return failure();
+  const Window &padded = *overhanging;
   bool includePad = getBoolAttr(node, "count_include_pad", true);
   Type acc = accumulatorType(gen, xType.dtype);
 
