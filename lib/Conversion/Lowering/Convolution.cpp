@@ -3,9 +3,10 @@
 // conv2d lowers to linalg's named convolutions (conv_2d_nchw_fchw,
 // conv_2d_nhwc_hwcf, and the depthwise variants when every group has one
 // input and one output channel); other grouped convolutions become one
-// linalg.generic. Pools lower to linalg's pooling ops. Padding is an
-// explicit tensor.pad (zero for sums, -inf for max), so the window ops
-// never read out of bounds.
+// linalg.generic. Pools lower to linalg's pooling ops (integer max pools
+// to one linalg.generic). Padding is an explicit tensor.pad (zero for sums,
+// the dtype's lowest value for max), extended by a ceil-mode window's
+// overhang, so the window ops never read out of bounds.
 //
 // f16 and bf16 accumulate in f32 and round once at the end, as PyTorch does
 // on CPU, so that long sums do not lose the low bits of every term.
