@@ -8,8 +8,9 @@
 //    (kernel row, kernel column, input channel) for NHWC;
 //  - the pools and global_avg_pool visit the window (or the image) row by
 //    row.
-// Padding is read as the value the lowering pads with (zero, or -inf for
-// max_pool2d), so 0 * inf gives NaN as in the compiled code. f16 and bf16
+// Padding is read as the value the lowering pads with (zero, or -inf or
+// the lowest integer for max_pool2d), so 0 * inf gives NaN as in the
+// compiled code. f16 and bf16
 // compute in float (ElementTraits::Compute) and round once at the end.
 //
 //===----------------------------------------------------------------------===//
@@ -167,9 +168,28 @@ void forEachOutput(Tensor &result, const Activation &out, Fn &&fn) {
           result.store<S>(out.offset(n, c, oh, ow), T::store(fn(n, c, oh, ow)));
 }
 
+/// The maximum of two pooled values: arith.maximumf for floats, the
+/// integer maximum otherwise.
+template <class C> C poolMax(C a, C b) {
+  if constexpr (std::is_floating_point_v<C>)
+    return maximumf(a, b);
+  else
+    return std::max(a, b);
+}
+
+/// The padding value of max_pool2d: -inf, or the lowest integer.
+template <class C> C lowestValue() {
+  if constexpr (std::is_floating_point_v<C>)
+    return -std::numeric_limits<C>::infinity();
+  else
+    return std::numeric_limits<C>::lowest();
+}
+
 llvm::Expected<std::vector<Tensor>> evalMaxPool2D(const OpEvalContext &ctx) {
-  if (llvm::Error err = checkFloat(ctx))
-    return err;
+  DType dtype = ctx.operand(0).dtype();
+  if (dtype != DType::I8 && dtype != DType::U8)
+    if (llvm::Error err = checkFloat(ctx))
+      return err;
   Layout layout = getLayout(ctx.getNode());
   Window window = getWindow(ctx.getNode());
   const Tensor &x = ctx.operand(0);
@@ -178,22 +198,22 @@ llvm::Expected<std::vector<Tensor>> evalMaxPool2D(const OpEvalContext &ctx) {
   if (!result)
     return result.takeError();
   Activation out(layout, result->shape());
-  dispatchFloat(x.dtype(), [&](auto traits) {
+  dispatchNumeric(dtype, [&](auto traits) {
     using T = decltype(traits);
     using S = typename T::Storage;
     using C = typename T::Compute;
-    const C minusInf = -std::numeric_limits<C>::infinity();
+    const C lowest = lowestValue<C>();
     forEachOutput<T>(
         *result, out, [&](int64_t n, int64_t c, int64_t oh, int64_t ow) {
-          C max = minusInf;
+          C max = lowest;
           for (int64_t a = 0; a < window.kernel[0]; ++a)
             for (int64_t b = 0; b < window.kernel[1]; ++b) {
               int64_t ih = inputIndex(window, 0, oh, a);
               int64_t iw = inputIndex(window, 1, ow, b);
               C value = in.contains(ih, iw)
                             ? T::load(x.load<S>(in.offset(n, c, ih, iw)))
-                            : minusInf;
-              max = maximumf(max, value);
+                            : lowest;
+              max = poolMax(max, value);
             }
           return max;
         });
@@ -201,12 +221,27 @@ llvm::Expected<std::vector<Tensor>> evalMaxPool2D(const OpEvalContext &ctx) {
   return singleResult(std::move(*result));
 }
 
-/// The number of input elements of the window of output `o` along `axis`.
+/// The number of elements of [lo, hi) in the window of output `o` along
+/// `axis`: [0, size) are the input elements, [-padBefore, size + padAfter)
+/// the padded input's (a ceil-mode window may hang over its end).
 int64_t windowCount(const Window &window, unsigned axis, int64_t o,
-                    int64_t size) {
+                    int64_t lo, int64_t hi) {
   int64_t start = o * window.stride[axis] - window.padBefore[axis];
-  int64_t end = std::min(start + window.kernel[axis], size);
-  return end - std::max<int64_t>(start, 0);
+  int64_t end = std::min(start + window.kernel[axis], hi);
+  return end - std::max(start, lo);
+}
+
+/// The divisor of avg_pool2d's window at (oh, ow): ONNX and PyTorch count
+/// the padding with count_include_pad, never a ceil-mode overhang.
+int64_t averageDivisor(const Window &window, bool includePad,
+                       const Activation &in, int64_t oh, int64_t ow) {
+  if (includePad)
+    return windowCount(window, 0, oh, -window.padBefore[0],
+                       in.h + window.padAfter[0]) *
+           windowCount(window, 1, ow, -window.padBefore[1],
+                       in.w + window.padAfter[1]);
+  return windowCount(window, 0, oh, 0, in.h) *
+         windowCount(window, 1, ow, 0, in.w);
 }
 
 llvm::Expected<std::vector<Tensor>> evalAvgPool2D(const OpEvalContext &ctx) {
@@ -237,10 +272,8 @@ llvm::Expected<std::vector<Tensor>> evalAvgPool2D(const OpEvalContext &ctx) {
                                ? T::load(x.load<S>(in.offset(n, c, ih, iw)))
                                : C(0));
             }
-          int64_t count = includePad ? window.kernel[0] * window.kernel[1]
-                                     : windowCount(window, 0, oh, in.h) *
-                                           windowCount(window, 1, ow, in.w);
-          return sum / C(count);
+          return sum /
+                 C(averageDivisor(window, includePad, in, oh, ow));
         });
   });
   return singleResult(std::move(*result));

@@ -59,6 +59,15 @@ struct Window {
   std::array<int64_t, 2> dilation{1, 1};
   std::array<int64_t, 2> padBefore{0, 0}; ///< top, left
   std::array<int64_t, 2> padAfter{0, 0};  ///< bottom, right
+  /// Pools: the output size rounds up, as ONNX's and PyTorch's ceil_mode,
+  /// except that the last window must start inside the input or the
+  /// padding before it.
+  bool ceilMode = false;
+
+  /// The number of input elements a window spans: dilation*(kernel-1)+1.
+  int64_t span(unsigned axis) const {
+    return dilation[axis] * (kernel[axis] - 1) + 1;
+  }
 
   /// `padding` is [ph, pw] (symmetric) or [top, left, bottom, right] (the
   /// order of ONNX's `pads`).
@@ -77,7 +86,9 @@ struct Window {
 
 /// The window of a verified conv2d, max_pool2d or avg_pool2d node. A pool's
 /// kernel is its attribute and its stride defaults to the kernel; a conv's
-/// kernel is `kernelHW` (from its static weight shape).
+/// kernel is `kernelHW` (from its static weight shape). Attributes an op
+/// does not have read as their defaults (avg_pool2d: dilation 1; conv2d:
+/// no ceil mode).
 inline Window getWindow(const Node &node,
                         std::array<int64_t, 2> kernelHW = {0, 0}) {
   Window window;
@@ -95,6 +106,7 @@ inline Window getWindow(const Node &node,
   std::vector<int64_t> dilation = getIntListAttr(node, "dilation", {1, 1});
   window.dilation = {dilation[0], dilation[1]};
   window.setPadding(getIntListAttr(node, "padding", {0, 0}));
+  window.ceilMode = getBoolAttr(node, "ceil_mode", false);
   return window;
 }
 

@@ -78,16 +78,33 @@ std::optional<Window> readWindow(InferenceContext &ctx, bool isConv) {
   if (!isConv)
     ok &= checkList(ctx, "kernel", {2}, 1, "positive integers");
   ok &= checkList(ctx, "stride", {2}, 1, "positive integers");
-  if (isConv) {
-    ok &= checkList(ctx, "padding", {2, 4}, 0, "non-negative integers");
-    ok &= checkList(ctx, "dilation", {2}, 1, "positive integers");
-  } else {
-    ok &= checkList(ctx, "padding", {2}, 0, "non-negative integers");
-  }
+  ok &= checkList(ctx, "padding", {2, 4}, 0, "non-negative integers");
+  // Only conv2d and max_pool2d declare `dilation` (Ops.def).
+  ok &= checkList(ctx, "dilation", {2}, 1, "positive integers");
   if (!ok)
     return std::nullopt;
   return getWindow(ctx.node, isConv ? std::array<int64_t, 2>{1, 1}
                                     : std::array<int64_t, 2>{0, 0});
+}
+
+/// The windows after the first along `axis` contributed by the constant
+/// part `constant` of the numerator `in + pads - span` (its symbolic part,
+/// a multiple of the stride, contributes exactly its quotient). In ceil
+/// mode the last window must start inside the input or the padding before
+/// it (ONNX, PyTorch): it is dropped when it would start at or after
+/// `in + padBefore`. With numerator = stride*Q + constant that start,
+/// stride*ceil(numerator/stride) - padBefore, minus `in + padBefore` is
+/// `rest - (span - padAfter)` with rest = stride*ceil(constant/stride) -
+/// constant: it does not depend on the symbols.
+int64_t constantSteps(const Window &window, unsigned axis, int64_t constant) {
+  int64_t stride = window.stride[axis];
+  if (!window.ceilMode)
+    return floorDivide(constant, stride);
+  int64_t steps = floorDivide(constant + stride - 1, stride);
+  int64_t rest = steps * stride - constant;
+  if (rest >= window.span(axis) - window.padAfter[axis])
+    --steps;
+  return steps;
 }
 
 /// The output size of spatial dim `axis` (0: height, 1: width); records a
@@ -144,7 +161,8 @@ std::optional<ShapeExpr> windowOutputDim(InferenceContext &ctx,
         ctx.str(in) + "'"};
     ctx.fail(ctx.node.loc, "non-polynomial-dim",
              "the output " + std::string(axisName) + " of '" + ctx.opName() +
-                 "' node '" + ctx.node.name + "' is floor((" +
+                 "' node '" + ctx.node.name + "' is " +
+                 (window.ceilMode ? "ceil((" : "floor((") +
                  ctx.str(*numerator) + ") / " + std::to_string(stride) +
                  ") + 1, which is not a polynomial in the symbols: " +
                  ctx.str(symbolic) + " is not a multiple of the stride " +
@@ -153,7 +171,8 @@ std::optional<ShapeExpr> windowOutputDim(InferenceContext &ctx,
     return std::nullopt;
   }
   return ShapeExpr::add(*quotient,
-                        ShapeExpr::constant(floorDivide(constant, stride) + 1));
+                        ShapeExpr::constant(
+                            constantSteps(window, axis, constant) + 1));
 }
 
 bool isFloatDType(DType type) { return isFloat(type); }
@@ -292,25 +311,40 @@ std::vector<TensorType> inferConv2D(InferenceContext &ctx) {
 // Pools
 //===----------------------------------------------------------------------===//
 
+/// max_pool2d also takes i8 and u8, as ONNX's MaxPool does since opset 12.
+bool isMaxPoolDType(DType type) {
+  return isFloat(type) || type == DType::I8 || type == DType::U8;
+}
+
+/// As ONNX Runtime, each padding is less than the kernel size: with
+/// dilation 1 every window then holds an input element (in ceil mode too,
+/// whose last window starts inside the input or the padding before it), so
+/// an average never divides by zero.
+bool checkPoolPadding(InferenceContext &ctx, const Window &window) {
+  for (unsigned axis = 0; axis < 2; ++axis)
+    for (int64_t pad : {window.padBefore[axis], window.padAfter[axis]})
+      if (pad >= window.kernel[axis]) {
+        ctx.fail(ctx.attrLoc("padding"), "bad-attribute",
+                 "padding " + std::to_string(pad) + " of '" + ctx.opName() +
+                     "' node '" + ctx.node.name +
+                     "' is not less than the kernel size " +
+                     std::to_string(window.kernel[axis]));
+        return false;
+      }
+  return true;
+}
+
 std::vector<TensorType> inferPool2D(InferenceContext &ctx) {
-  if (!ctx.requireDType(0, isFloatDType, "a floating-point dtype") ||
+  bool isMax = ctx.node.kind == OpKind::MaxPool2D;
+  if (!(isMax ? ctx.requireDType(0, isMaxPoolDType,
+                                 "a floating-point dtype, i8 or u8")
+              : ctx.requireDType(0, isFloatDType, "a floating-point dtype")) ||
       !ctx.requireRank(0, 4))
     return {};
   auto layout = readLayout(ctx);
   auto window = readWindow(ctx, /*isConv=*/false);
-  if (!layout || !window)
+  if (!layout || !window || !checkPoolPadding(ctx, *window))
     return {};
-  // As in PyTorch: every window then holds at least one input element, so
-  // max never sees only padding and the average never divides by zero.
-  for (unsigned axis = 0; axis < 2; ++axis)
-    if (window->padBefore[axis] > window->kernel[axis] / 2) {
-      ctx.fail(ctx.attrLoc("padding"), "bad-attribute",
-               "padding " + std::to_string(window->padBefore[axis]) + " of '" +
-                   ctx.opName() + "' node '" + ctx.node.name +
-                   "' is more than half of the kernel size " +
-                   std::to_string(window->kernel[axis]));
-      return {};
-    }
   const Shape &x = ctx.operands[0].shape;
   auto shape = windowOutputShape(ctx, *window, *layout, x,
                                  x[layoutDims(*layout).channels]);

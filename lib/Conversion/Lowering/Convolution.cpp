@@ -3,9 +3,10 @@
 // conv2d lowers to linalg's named convolutions (conv_2d_nchw_fchw,
 // conv_2d_nhwc_hwcf, and the depthwise variants when every group has one
 // input and one output channel); other grouped convolutions become one
-// linalg.generic. Pools lower to linalg's pooling ops. Padding is an
-// explicit tensor.pad (zero for sums, -inf for max), so the window ops
-// never read out of bounds.
+// linalg.generic. Pools lower to linalg's pooling ops (integer max pools
+// to one linalg.generic). Padding is an explicit tensor.pad (zero for sums,
+// the dtype's lowest value for max), extended by a ceil-mode window's
+// overhang, so the window ops never read out of bounds.
 //
 // f16 and bf16 accumulate in f32 and round once at the end, as PyTorch does
 // on CPU, so that long sums do not lose the low bits of every term.
@@ -283,27 +284,120 @@ Value buildPooling(MLIRGen &gen, Location at, Layout layout, Value x,
       .getResult(0);
 }
 
-/// max_pool2d: the padding is -inf, so it never wins a window (every window
-/// holds an input element; verifier). NaN propagates (arith.maximumf).
+/// The window with the padding after each spatial dim that its windows
+/// read: in ceil mode the last window may hang over the padded input by up
+/// to stride-1 elements, which the lowering pads too (with the pool's
+/// padding value; avg_pool2d does not count them). The overhang,
+/// (out-1)*stride + span - padBefore - in, is a constant (shape rule).
+FailureOr<Window> withOverhang(Window window, const NodeLowering &lowering,
+                               Layout layout) {
+  if (!window.ceilMode)
+    return window;
+  const TensorType &xType = lowering.operandTypes[0];
+  const TensorType &resultType = lowering.resultType();
+  LayoutDims dims = layoutDims(layout);
+  unsigned spatial[2] = {dims.height, dims.width};
+  for (unsigned axis = 0; axis < 2; ++axis) {
+    const ShapeExpr &in = xType.shape[spatial[axis]];
+    const ShapeExpr &out = resultType.shape[spatial[axis]];
+    auto reach = ShapeExpr::add(
+        *ShapeExpr::mul(out, ShapeExpr::constant(window.stride[axis])),
+        ShapeExpr::constant(window.span(axis) - window.stride[axis] -
+                            window.padBefore[axis]));
+    auto overhang = reach ? ShapeExpr::sub(*reach, in) : std::nullopt;
+    auto after = overhang ? overhang->getConstant() : std::nullopt;
+    if (!after)
+      return emitError(lowering.loc)
+             << "internal error: the ceil-mode windows of '"
+             << lowering.node.name << "' overhang by a non-constant amount";
+    window.padAfter[axis] = std::max(window.padAfter[axis], *after);
+  }
+  return window;
+}
+
+/// The lowest value of a max_pool2d dtype: -inf for floats, so that the
+/// padding never wins a window that holds an input element (and a window of
+/// only padding, possible with dilation, gives -inf, as in PyTorch).
+double lowestValue(DType dtype) {
+  if (dtype == DType::I8)
+    return -128;
+  if (dtype == DType::U8)
+    return 0;
+  return -INFINITY;
+}
+
+/// A max pool of integers as one linalg.generic: linalg's named max pools
+/// compare signed (and have no unsigned NCHW variant). Loops (NCHW):
+/// (n, c, oh, ow, kh, kw) reading x[n, c, oh*s + kh*d, ow*s + kw*d]; NHWC
+/// alike with (n, oh, ow, c, kh, kw).
+Value buildIntegerMaxPool(OpBuilder &b, Location at, Layout layout, Value x,
+                          Value init, const Window &window, bool isUnsigned) {
+  bool nchw = layout == Layout::NCHW;
+  AffineExpr n = b.getAffineDimExpr(0);
+  AffineExpr c = b.getAffineDimExpr(nchw ? 1 : 3);
+  AffineExpr oh = b.getAffineDimExpr(nchw ? 2 : 1);
+  AffineExpr ow = b.getAffineDimExpr(nchw ? 3 : 2);
+  AffineExpr kh = b.getAffineDimExpr(4), kw = b.getAffineDimExpr(5);
+  AffineExpr ih = oh * window.stride[0] + kh * window.dilation[0];
+  AffineExpr iw = ow * window.stride[1] + kw * window.dilation[1];
+  auto map = [&](ArrayRef<AffineExpr> exprs) {
+    return AffineMap::get(6, 0, exprs, b.getContext());
+  };
+  Value shape = b.create<tensor::EmptyOp>(
+      at, ArrayRef<int64_t>{window.kernel[0], window.kernel[1]},
+      b.getI8Type());
+  SmallVector<AffineMap> maps = {
+      nchw ? map({n, c, ih, iw}) : map({n, ih, iw, c}), map({kh, kw}),
+      nchw ? map({n, c, oh, ow}) : map({n, oh, ow, c})};
+  using utils::IteratorType;
+  SmallVector<IteratorType> iterators(4, IteratorType::parallel);
+  iterators.append(2, IteratorType::reduction);
+  return b
+      .create<linalg::GenericOp>(
+          at, init.getType(), ValueRange{x, shape}, ValueRange{init}, maps,
+          iterators,
+          [&](OpBuilder &nested, Location l, ValueRange args) {
+            Value max =
+                isUnsigned
+                    ? nested.create<arith::MaxUIOp>(l, args[0], args[2])
+                          .getResult()
+                    : nested.create<arith::MaxSIOp>(l, args[0], args[2])
+                          .getResult();
+            nested.create<linalg::YieldOp>(l, max);
+          })
+      .getResult(0);
+}
+
+/// max_pool2d: the padding is the dtype's lowest value. NaN propagates
+/// (arith.maximumf).
 FailureOr<SmallVector<Value>> lowerMaxPool(MLIRGen &gen,
                                            const NodeLowering &lowering) {
   Location at = lowering.loc;
   Layout layout = getLayout(lowering.node);
-  Window window = getWindow(lowering.node);
+  const TensorType &xType = lowering.operandTypes[0];
   DType dtype = lowering.resultType().dtype;
-  Value x = padSpatial(gen, lowering.operands[0], lowering.operandTypes[0],
-                       layout, window, -INFINITY, at);
-  Value minusInf = gen.scalar(dtype, -INFINITY, at);
+  FailureOr<Window> window =
+      withOverhang(getWindow(lowering.node), lowering, layout);
+  if (failed(window))
+    return failure();
+  Value x = padSpatial(gen, lowering.operands[0], xType, layout, *window,
+                       lowestValue(dtype), at);
+  Value lowest = gen.scalar(dtype, lowestValue(dtype), at);
   Value init =
-      fill(gen, gen.emptyTensor(lowering.resultType(), at), minusInf, at);
+      fill(gen, gen.emptyTensor(lowering.resultType(), at), lowest, at);
+  if (!isFloat(dtype))
+    return SmallVector<Value>{buildIntegerMaxPool(
+        gen.builder(), at, layout, x, init, *window, dtype == DType::U8)};
   return SmallVector<Value>{
       buildPooling<linalg::PoolingNchwMaxOp, linalg::PoolingNhwcMaxOp>(
-          gen, at, layout, x, init, window)};
+          gen, at, layout, x, init, *window)};
 }
 
-/// The number of input (not padding) elements in the window of output
-/// position `o` along one axis: min(o*s - p + k, size) - max(o*s - p, 0).
-Value windowCount(OpBuilder &b, Location at, Value o, Value size,
+/// The number of elements of [lo, hi) in the window of output position `o`
+/// along one axis: min(o*s - p + k, hi) - max(o*s - p, lo), with p the
+/// padding before. [0, size) counts the input elements; [-padBefore,
+/// size + padAfter) the padded input's.
+Value windowCount(OpBuilder &b, Location at, Value o, int64_t lo, Value hi,
                   const Window &window, unsigned axis) {
   auto index = [&](int64_t v) {
     return b.create<arith::ConstantIndexOp>(at, v).getResult();
@@ -312,8 +406,8 @@ Value windowCount(OpBuilder &b, Location at, Value o, Value size,
       at, b.create<arith::MulIOp>(at, o, index(window.stride[axis])),
       index(window.padBefore[axis]));
   Value end = b.create<arith::MinSIOp>(
-      at, b.create<arith::AddIOp>(at, start, index(window.kernel[axis])), size);
-  Value first = b.create<arith::MaxSIOp>(at, start, index(0));
+      at, b.create<arith::AddIOp>(at, start, index(window.kernel[axis])), hi);
+  Value first = b.create<arith::MaxSIOp>(at, start, index(lo));
   return b.create<arith::SubIOp>(at, end, first);
 }
 
@@ -322,9 +416,35 @@ Value indexToFloat(OpBuilder &b, Value index, Type type, Location at) {
   return b.create<arith::SIToFPOp>(at, type, i64);
 }
 
+/// The divisor of each avg_pool2d window along one axis: the bounds of the
+/// elements it counts (lo, hi), or nothing when every window counts its
+/// whole kernel (count_include_pad without a ceil-mode overhang).
+struct CountBounds {
+  int64_t lo;
+  Value hi;
+};
+
+std::optional<CountBounds> countBounds(MLIRGen &gen, Location at,
+                                       const ShapeExpr &in,
+                                       const Window &window,
+                                       const Window &padded, bool includePad,
+                                       unsigned axis) {
+  if (!includePad)
+    return CountBounds{0, indexValue(gen, in, at)};
+  if (padded.padAfter[axis] == window.padAfter[axis])
+    return std::nullopt;
+  // ONNX and PyTorch count the padding but not the overhang.
+  OpBuilder &b = gen.builder();
+  Value size = indexValue(gen, in, at);
+  Value padAfter = b.create<arith::ConstantIndexOp>(at, window.padAfter[axis]);
+  return CountBounds{-window.padBefore[axis],
+                     b.create<arith::AddIOp>(at, size, padAfter)};
+}
+
 /// avg_pool2d: a sum pool over zero padding, then one elementwise pass that
 /// divides by the window size (count_include_pad, PyTorch's default) or by
-/// the number of input elements in each window.
+/// the number of input elements in each window; a ceil-mode window that
+/// hangs over the padded input counts only what it covers.
 FailureOr<SmallVector<Value>> lowerAvgPool(MLIRGen &gen,
                                            const NodeLowering &lowering) {
   OpBuilder &b = gen.builder();
@@ -335,38 +455,52 @@ FailureOr<SmallVector<Value>> lowerAvgPool(MLIRGen &gen,
   Layout layout = getLayout(node);
   LayoutDims dims = layoutDims(layout);
   Window window = getWindow(node);
+  FailureOr<Window> overhanging = withOverhang(window, lowering, layout);
+  if (failed(overhanging))
+    return failure();
+  const Window &padded = *overhanging;
   bool includePad = getBoolAttr(node, "count_include_pad", true);
   Type acc = accumulatorType(gen, xType.dtype);
 
-  Value x = padSpatial(gen, lowering.operands[0], xType, layout, window, 0, at);
+  Value x = padSpatial(gen, lowering.operands[0], xType, layout, padded, 0, at);
   Value zeros = fill(gen, emptyLike(gen, resultType, acc, at),
                      floatConstant(b, acc, 0, at), at);
   Value sums = buildPooling<linalg::PoolingNchwSumOp, linalg::PoolingNhwcSumOp>(
-      gen, at, layout, x, zeros, window);
+      gen, at, layout, x, zeros, padded);
 
-  // The input's height and width, for the windows that overlap padding.
-  Value height, width;
-  if (!includePad) {
-    height = indexValue(gen, xType.shape[dims.height], at);
-    width = indexValue(gen, xType.shape[dims.width], at);
-  }
+  std::optional<CountBounds> bounds[2] = {
+      countBounds(gen, at, xType.shape[dims.height], window, padded,
+                  includePad, 0),
+      countBounds(gen, at, xType.shape[dims.width], window, padded,
+                  includePad, 1)};
   Type element = gen.elementType(resultType.dtype);
   // Divides in place when the sums already have the result dtype.
   Value out = acc == element ? sums : emptyLike(gen, resultType, element, at);
   SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(4));
   SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
   auto divide = [&](OpBuilder &nb, Location l, ValueRange args) {
+    unsigned spatial[2] = {dims.height, dims.width};
+    Value positions[2], cells[2];
+    for (unsigned axis = 0; axis < 2; ++axis)
+      if (bounds[axis])
+        positions[axis] = nb.create<linalg::IndexOp>(l, spatial[axis]);
+    // Width first: the order the IR had before ceil mode (GCC evaluated
+    // the two counts of one call right to left).
+    for (unsigned axis : {1u, 0u})
+      if (bounds[axis])
+        cells[axis] = windowCount(nb, l, positions[axis], bounds[axis]->lo,
+                                  bounds[axis]->hi, window, axis);
     Value count;
-    if (includePad) {
+    if (!cells[0] && !cells[1]) {
       count = floatConstant(nb, acc,
                             double(window.kernel[0] * window.kernel[1]), l);
     } else {
-      Value oh = nb.create<linalg::IndexOp>(l, dims.height);
-      Value ow = nb.create<linalg::IndexOp>(l, dims.width);
-      Value cells =
-          nb.create<arith::MulIOp>(l, windowCount(nb, l, oh, height, window, 0),
-                                   windowCount(nb, l, ow, width, window, 1));
-      count = indexToFloat(nb, cells, acc, l);
+      for (unsigned axis = 0; axis < 2; ++axis)
+        if (!cells[axis])
+          cells[axis] =
+              nb.create<arith::ConstantIndexOp>(l, window.kernel[axis]);
+      count = indexToFloat(
+          nb, nb.create<arith::MulIOp>(l, cells[0], cells[1]), acc, l);
     }
     Value mean = nb.create<arith::DivFOp>(l, args[0], count);
     nb.create<linalg::YieldOp>(l, convertFloat(nb, mean, element, l));

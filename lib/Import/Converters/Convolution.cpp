@@ -3,7 +3,10 @@
 // 2-D convolutions and pools are txc's conv2d and pools in NCHW (ONNX's
 // `pads` order [top, left, bottom, right] is txc's four-value padding);
 // 1-D ones run as 2-D ones on a height of 1 (unsqueeze, conv2d, squeeze),
-// which computes exactly the same sums.
+// which computes exactly the same sums. auto_pad SAME_* becomes the
+// explicit padding it stands for when that is a constant; ceil_mode,
+// dilations and count_include_pad are txc's pool attributes of the same
+// meaning.
 //
 //===----------------------------------------------------------------------===//
 #include "../Importer.h"
@@ -19,6 +22,23 @@ namespace {
 struct Window {
   std::vector<int64_t> kernel, strides, dilations, padsBegin, padsEnd;
 };
+
+/// The padding total of auto_pad SAME_* along a dim of size `in`: the
+/// output is ceil(in / stride) and the windows of `span` elements reach
+/// just past the input, total = max(0, (out-1)*stride + span - in). With
+/// in = stride*Q + r (0 <= r < stride) that is max(0, span - stride) for
+/// r = 0 and max(0, span - r) otherwise: a constant when the symbolic part
+/// of `in` is a multiple of the stride (always for stride 1); nullopt when
+/// it is not.
+std::optional<int64_t> samePaddingTotal(const ShapeExpr &in, int64_t stride,
+                                        int64_t span) {
+  int64_t constant = in.constantTerm();
+  auto symbolic = ShapeExpr::sub(in, ShapeExpr::constant(constant));
+  if (!symbolic || !symbolic->divExact(stride))
+    return std::nullopt;
+  int64_t rest = floorModulo(constant, stride);
+  return std::max<int64_t>(0, span - (rest == 0 ? stride : rest));
+}
 
 /// Reads kernel_shape, strides, dilations, pads and auto_pad. `kernel` is
 /// the weight's spatial dims for Conv.
@@ -58,27 +78,26 @@ std::optional<Window> readWindow(NodeImporter &node, unsigned spatial,
     (void)node.invalid("its auto_pad is '" + autoPad + "'");
     return std::nullopt;
   }
-  // SAME_*: the output is ceil(in / stride); the padding depends on the
-  // input size, which must therefore be static.
   const Shape &shape = node.input(0).type.shape;
   for (unsigned d = 0; d < spatial; ++d) {
-    std::optional<int64_t> in = shape[2 + d].getConstant();
-    if (!in) {
+    std::optional<int64_t> total =
+        samePaddingTotal(shape[2 + d], window.strides[d],
+                         (window.kernel[d] - 1) * window.dilations[d] + 1);
+    if (!total) {
       (void)node.unsupportedAttr(
           "auto_pad",
-          "is " + autoPad + " on the symbolic dim " +
-              node.str({shape[2 + d]}) +
-              ": its padding would depend on the dim's value",
-          "export with explicit pads (PyTorch writes them)");
+          "is " + autoPad + " on the dim " + node.str({shape[2 + d]}) +
+              " with stride " + std::to_string(window.strides[d]) +
+              ": its padding depends on the dim modulo the stride, and "
+              "txc's padding is a constant",
+          "make the dim a multiple of the stride (--dim NAME=MIN:MAX:" +
+              std::to_string(window.strides[d]) +
+              "), or export with explicit pads");
       return std::nullopt;
     }
-    int64_t out = (*in + window.strides[d] - 1) / window.strides[d];
-    int64_t total = std::max<int64_t>(
-        0, (out - 1) * window.strides[d] +
-               (window.kernel[d] - 1) * window.dilations[d] + 1 - *in);
-    int64_t small = total / 2;
-    window.padsBegin[d] = autoPad == "SAME_UPPER" ? small : total - small;
-    window.padsEnd[d] = total - window.padsBegin[d];
+    int64_t small = *total / 2;
+    window.padsBegin[d] = autoPad == "SAME_UPPER" ? small : *total - small;
+    window.padsEnd[d] = *total - window.padsBegin[d];
   }
   return window;
 }
@@ -260,32 +279,15 @@ llvm::LogicalResult convertConv(NodeImporter &node) {
   });
 }
 
-/// Checks what txc's pools do not have: ceil mode (unless it gives the
-/// floor mode's sizes here), dilations, asymmetric pads.
-llvm::LogicalResult checkPoolWindow(NodeImporter &node, const Window &window,
-                                    unsigned spatial) {
+/// AveragePool has `dilations` from opset 19 only; txc's avg_pool2d has
+/// none.
+llvm::LogicalResult checkAverageDilations(NodeImporter &node,
+                                          const Window &window) {
   for (int64_t dilation : window.dilations)
     if (dilation != 1)
-      return node.unsupportedAttr("dilations", "is not 1; txc's pools have "
-                                               "no dilation",
+      return node.unsupportedAttr("dilations",
+                                  "is not 1; txc's avg_pool2d has no dilation",
                                   "");
-  if (window.padsBegin != window.padsEnd)
-    return node.unsupportedAttr(
-        "pads", "is asymmetric; txc's pools pad both sides alike",
-        "pad the input with a Pad node (constant -inf for MaxPool) instead");
-  if (node.intAttr("ceil_mode", 0) == 0)
-    return llvm::success();
-  const Shape &shape = node.input(0).type.shape;
-  for (unsigned d = 0; d < spatial; ++d) {
-    std::optional<int64_t> in = shape[2 + d].getConstant();
-    int64_t span = in ? *in + 2 * window.padsBegin[d] - window.kernel[d] : 0;
-    if (!in || span % window.strides[d] != 0)
-      return node.unsupportedAttr(
-          "ceil_mode",
-          "is 1 and the output size differs from floor mode here; txc's "
-          "pools round the output size down",
-          "export with ceil_mode=False");
-  }
   return llvm::success();
 }
 
@@ -299,16 +301,22 @@ llvm::LogicalResult convertPool(NodeImporter &node) {
                             "returns only the values",
                             "");
   std::optional<Window> window = readWindow(node, rank - 2, {});
-  if (!window || llvm::failed(checkPoolWindow(node, *window, rank - 2)))
+  if (!window || (!Max && llvm::failed(checkAverageDilations(node, *window))))
     return llvm::failure();
   return withSpatialRank(node, rank, [&](ImportedValue x, bool oneDim) {
     Window w2 = oneDim ? asTwoDimensional(*window) : *window;
     std::vector<NodeAttr> attrs = {intListAttr("kernel", w2.kernel),
                                    intListAttr("stride", w2.strides),
-                                   intListAttr("padding", w2.padsBegin)};
+                                   intListAttr("padding", txcPadding(w2))};
+    // Default attributes are left out, so that models without these
+    // features import as before.
+    if (Max && w2.dilations != std::vector<int64_t>{1, 1})
+      attrs.push_back(intListAttr("dilation", w2.dilations));
     if (!Max)
       attrs.push_back(boolAttr("count_include_pad",
                                node.intAttr("count_include_pad", 0) != 0));
+    if (node.intAttr("ceil_mode", 0) != 0)
+      attrs.push_back(boolAttr("ceil_mode", true));
     const char *op = Max ? "max_pool2d" : "avg_pool2d";
     if (!oneDim)
       return node.emitOutput(0, op, {x}, std::move(attrs));

@@ -232,3 +232,55 @@ def nhwc(reference):
         y = reference(x.transpose(0, 3, 1, 2), *args, **kwargs)
         return np.ascontiguousarray(y.transpose(0, 2, 3, 1))
     return wrapped
+
+
+def _pool_out_size(size, before, after, kernel, stride, dilation, ceil_mode):
+    """ONNX's and PyTorch's pool output size: in ceil mode the last window
+    must start inside the input or the padding before it."""
+    span = dilation * (kernel - 1) + 1
+    numerator = size + before + after - span
+    steps = -(-numerator // stride) if ceil_mode else numerator // stride
+    if ceil_mode and steps * stride >= size + before:
+        steps -= 1
+    return steps + 1
+
+
+def pool2d_nchw(x, kind, kernel, stride=None, pads=(0, 0, 0, 0),
+                dilation=(1, 1), ceil_mode=False, count_include_pad=True):
+    """ONNX MaxPool ("max") or AveragePool ("avg") on [N,C,H,W]: pads are
+    (top, left, bottom, right). Max pads with the lowest value; the average
+    divides by the window's input elements, or with count_include_pad by
+    its elements inside the padded input (a ceil-mode window hanging over
+    its end counts only those). Computed window by window."""
+    stride = stride or kernel
+    n, c, h, w = x.shape
+    sizes = (h, w)
+    out = [_pool_out_size(sizes[a], pads[a], pads[a + 2], kernel[a],
+                          stride[a], dilation[a], ceil_mode)
+           for a in range(2)]
+    result = np.zeros((n, c, out[0], out[1]),
+                      dtype=x.dtype if kind == "max" else np.float64)
+
+    def taps(axis, o):
+        start = o * stride[axis] - pads[axis]
+        return [start + k * dilation[axis] for k in range(kernel[axis])]
+
+    def counted(axis, o):
+        lo, hi = (-pads[axis], sizes[axis] + pads[axis + 2]) \
+            if count_include_pad else (0, sizes[axis])
+        return sum(lo <= i < hi for i in taps(axis, o))
+
+    for p in range(out[0]):
+        rows = [i for i in taps(0, p) if 0 <= i < h]
+        for q in range(out[1]):
+            cols = [j for j in taps(1, q) if 0 <= j < w]
+            window = x[:, :, rows][:, :, :, cols]
+            if kind == "max":
+                lowest = -np.inf if x.dtype.kind == "f" \
+                    else np.iinfo(x.dtype).min
+                result[:, :, p, q] = np.max(window, axis=(2, 3)) \
+                    if rows and cols else lowest
+                continue
+            total = window.astype(np.float64).sum(axis=(2, 3))
+            result[:, :, p, q] = total / (counted(0, p) * counted(1, q))
+    return result.astype(x.dtype)
