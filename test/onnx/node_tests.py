@@ -332,7 +332,7 @@ def claimed_ops(doc_path):
     ops = set()
     for line in section.splitlines():
         if line.startswith("| `"):
-            ops.update(re.findall(r"`([A-Za-z]+)`", line.split("|")[1]))
+            ops.update(re.findall(r"`([A-Za-z][A-Za-z0-9]*)`", line.split("|")[1]))
     return ops
 
 

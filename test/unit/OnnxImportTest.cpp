@@ -178,7 +178,7 @@ std::set<std::string> documentedOps() {
   size_t end = doc.find("\n## ", begin + 1);
   std::set<std::string> ops;
   std::istringstream lines(doc.substr(begin, end - begin));
-  std::regex name("`([A-Za-z]+)`");
+  std::regex name("`([A-Za-z][A-Za-z0-9]*)`");
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("| `", 0) != 0)
       continue;

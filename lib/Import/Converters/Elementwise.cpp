@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "../Importer.h"
 
+#include <limits>
+
 using namespace txc;
 using namespace txc::onnximport;
 
@@ -275,6 +277,175 @@ llvm::LogicalResult convertHardSigmoid(NodeImporter &node) {
                           floatAttr("beta", node.floatAttr("beta", 0.5f))});
 }
 
+//===----------------------------------------------------------------------===//
+// ONNX activations that are formulas of txc ops: ONNX's definitions,
+// evaluated in their order, so nothing is approximated.
+//===----------------------------------------------------------------------===//
+
+/// Emits `op` of `operands` when every operand was made; nullopt otherwise.
+std::optional<ImportedValue>
+emitIf(NodeImporter &node, llvm::StringRef op,
+       std::initializer_list<std::optional<ImportedValue>> operands) {
+  std::vector<ImportedValue> values;
+  for (const std::optional<ImportedValue> &operand : operands) {
+    if (!operand)
+      return std::nullopt;
+    values.push_back(*operand);
+  }
+  return node.emit(op, values);
+}
+
+llvm::LogicalResult outputIf(NodeImporter &node,
+                             std::optional<ImportedValue> value) {
+  return value ? node.setOutput(0, *value) : llvm::failure();
+}
+
+/// Softsign-1: x / (1 + |x|).
+llvm::LogicalResult convertSoftsign(NodeImporter &node) {
+  const ImportedValue &x = node.input(0);
+  auto one = node.scalar(x.type.dtype, 1);
+  return outputIf(node,
+                  emitIf(node, "div",
+                         {x, emitIf(node, "add", {one, emitIf(node, "abs", {x})})}));
+}
+
+/// Softplus-1: log(exp(x) + 1).
+llvm::LogicalResult convertSoftplus(NodeImporter &node) {
+  const ImportedValue &x = node.input(0);
+  auto one = node.scalar(x.type.dtype, 1);
+  return outputIf(
+      node, emitIf(node, "log",
+                   {emitIf(node, "add", {emitIf(node, "exp", {x}), one})}));
+}
+
+/// alpha * (exp(x) - 1), the negative side of Elu and (times gamma) Selu.
+std::optional<ImportedValue> expMinusOne(NodeImporter &node, double alpha) {
+  const ImportedValue &x = node.input(0);
+  DType t = x.type.dtype;
+  return emitIf(node, "mul",
+                {node.scalar(t, alpha),
+                 emitIf(node, "sub",
+                        {emitIf(node, "exp", {x}), node.scalar(t, 1)})});
+}
+
+/// Elu-6: x < 0 ? alpha * (exp(x) - 1) : x.
+llvm::LogicalResult convertElu(NodeImporter &node) {
+  const ImportedValue &x = node.input(0);
+  auto negative = emitIf(node, "lt", {x, node.scalar(x.type.dtype, 0)});
+  return outputIf(node, emitIf(node, "select",
+                               {negative,
+                                expMinusOne(node, node.floatAttr("alpha", 1)),
+                                x}));
+}
+
+/// Selu-6: x > 0 ? gamma * x : gamma * (alpha * exp(x) - alpha).
+llvm::LogicalResult convertSelu(NodeImporter &node) {
+  const ImportedValue &x = node.input(0);
+  DType t = x.type.dtype;
+  double alpha = node.floatAttr("alpha", 1.67326319217681884765625f);
+  auto gamma = node.scalar(t, node.floatAttr("gamma", 1.05070102214813232421875f));
+  auto positive = emitIf(node, "gt", {x, node.scalar(t, 0)});
+  auto scaledExp =
+      emitIf(node, "mul", {node.scalar(t, alpha), emitIf(node, "exp", {x})});
+  auto negativeSide = emitIf(
+      node, "mul",
+      {gamma, emitIf(node, "sub", {scaledExp, node.scalar(t, alpha)})});
+  return outputIf(node,
+                  emitIf(node, "select",
+                         {positive, emitIf(node, "mul", {gamma, x}),
+                          negativeSide}));
+}
+
+/// Celu-12: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+llvm::LogicalResult convertCelu(NodeImporter &node) {
+  const ImportedValue &x = node.input(0);
+  DType t = x.type.dtype;
+  auto alpha = node.scalar(t, node.floatAttr("alpha", 1));
+  auto zero = node.scalar(t, 0);
+  auto expm1 = emitIf(
+      node, "sub",
+      {emitIf(node, "exp", {emitIf(node, "div", {x, alpha})}),
+       node.scalar(t, 1)});
+  return outputIf(
+      node, emitIf(node, "add",
+                   {emitIf(node, "maximum", {zero, x}),
+                    emitIf(node, "minimum",
+                           {zero, emitIf(node, "mul", {alpha, expm1})})}));
+}
+
+/// ThresholdedRelu-10: x > alpha ? x : 0.
+llvm::LogicalResult convertThresholdedRelu(NodeImporter &node) {
+  const ImportedValue &x = node.input(0);
+  DType t = x.type.dtype;
+  auto above =
+      emitIf(node, "gt", {x, node.scalar(t, node.floatAttr("alpha", 1))});
+  return outputIf(node,
+                  emitIf(node, "select", {above, x, node.scalar(t, 0)}));
+}
+
+/// Shrink-9: x < -lambd ? x + bias : x > lambd ? x - bias : 0.
+llvm::LogicalResult convertShrink(NodeImporter &node) {
+  const ImportedValue &x = node.input(0);
+  DType t = x.type.dtype;
+  double lambd = node.floatAttr("lambd", 0.5f), bias = node.floatAttr("bias", 0);
+  auto below = emitIf(node, "lt", {x, node.scalar(t, -lambd)});
+  auto above = emitIf(node, "gt", {x, node.scalar(t, lambd)});
+  auto upper = emitIf(node, "select",
+                      {above, emitIf(node, "sub", {x, node.scalar(t, bias)}),
+                       node.scalar(t, 0)});
+  return outputIf(
+      node, emitIf(node, "select",
+                   {below, emitIf(node, "add", {x, node.scalar(t, bias)}),
+                    upper}));
+}
+
+/// PRelu-16: x < 0 ? slope * x : x, the slope broadcast to x.
+llvm::LogicalResult convertPRelu(NodeImporter &node) {
+  const ImportedValue &x = node.input(0);
+  auto negative = emitIf(node, "lt", {x, node.scalar(x.type.dtype, 0)});
+  return outputIf(node,
+                  emitIf(node, "select",
+                         {negative, emitIf(node, "mul", {node.input(1), x}),
+                          x}));
+}
+
+/// IsNaN-13: x != x.
+llvm::LogicalResult convertIsNaN(NodeImporter &node) {
+  const ImportedValue &x = node.input(0);
+  return node.emitOutput(0, "ne", {x, x});
+}
+
+/// IsInf-10: x == +inf (detect_positive), x == -inf (detect_negative).
+llvm::LogicalResult convertIsInf(NodeImporter &node) {
+  const ImportedValue &x = node.input(0);
+  DType t = x.type.dtype;
+  double inf = std::numeric_limits<double>::infinity();
+  bool positive = node.intAttr("detect_positive", 1) != 0;
+  bool negative = node.intAttr("detect_negative", 1) != 0;
+  if (!positive && !negative) // never: x < x is false, NaN too
+    return node.emitOutput(0, "lt", {x, x});
+  auto isPositive = emitIf(node, "eq", {x, node.scalar(t, inf)});
+  auto isNegative = emitIf(node, "eq", {x, node.scalar(t, -inf)});
+  if (!negative)
+    return outputIf(node, isPositive);
+  if (!positive)
+    return outputIf(node, isNegative);
+  return outputIf(node, emitIf(node, "or", {isPositive, isNegative}));
+}
+
+/// Mean-13: the sum of the inputs (a chain of add, left to right) divided
+/// by their number.
+llvm::LogicalResult convertMean(NodeImporter &node) {
+  std::optional<ImportedValue> sum = node.input(0);
+  for (unsigned i = 1; i < node.numInputs(); ++i)
+    sum = emitIf(node, "add", {sum, node.input(i)});
+  if (node.numInputs() == 1)
+    return outputIf(node, sum);
+  DType t = node.input(0).type.dtype;
+  return outputIf(node,
+                  emitIf(node, "div", {sum, node.scalar(t, node.numInputs())}));
+}
+
 std::optional<ShapeExpr> addDims(const ShapeExpr &a, const ShapeExpr &b) {
   return ShapeExpr::add(a, b);
 }
@@ -342,5 +513,16 @@ void txc::onnximport::addElementwiseConverters(
           {"Clip", 13, 17, convertClip},
           {"HardSigmoid", 6, 17, convertHardSigmoid},
           {"HardSwish", 14, 17, convertUnary<OpKind::HardSwish>},
+          {"Softsign", 1, 17, convertSoftsign},
+          {"Softplus", 1, 17, convertSoftplus},
+          {"Elu", 6, 17, convertElu},
+          {"Selu", 6, 17, convertSelu},
+          {"Celu", 12, 17, convertCelu},
+          {"ThresholdedRelu", 10, 17, convertThresholdedRelu},
+          {"Shrink", 9, 17, convertShrink},
+          {"PRelu", 16, 17, convertPRelu},
+          {"IsNaN", 13, 17, convertIsNaN},
+          {"IsInf", 10, 17, convertIsInf},
+          {"Mean", 13, 17, convertMean},
       });
 }

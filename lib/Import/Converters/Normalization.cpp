@@ -92,38 +92,88 @@ llvm::LogicalResult convertLayerNormalization(NodeImporter &node) {
                           floatAttr("eps", epsilon)});
 }
 
-/// Reduce*: the axes are an attribute (ReduceMean-13, ...) or, for
-/// ReduceSum-13, an optional input; none means every axis unless
-/// noop_with_empty_axes.
-template <const char *TxcOp, bool AxesInput>
-llvm::LogicalResult convertReduce(NodeImporter &node) {
-  const ImportedValue &x = node.input(0);
-  int64_t rank = x.type.rank();
+/// The axes of a Reduce* node, sorted and non-negative: an attribute
+/// (ReduceMean-13, ...) or, for ReduceSum-13 (`axesInput`), an optional
+/// input; none means every axis. nullopt after a diagnostic, or (with
+/// `noop` set) when noop_with_empty_axes makes the node the identity.
+std::optional<std::vector<int64_t>>
+reductionAxes(NodeImporter &node, bool axesInput, bool &noop) {
+  int64_t rank = node.input(0).type.rank();
   std::optional<std::vector<int64_t>> axes;
-  if (AxesInput && node.hasInput(1)) {
+  noop = false;
+  if (axesInput && node.hasInput(1)) {
     axes = node.requireStaticInts(1, "axes");
     if (!axes)
-      return llvm::failure();
-  } else if (!AxesInput) {
+      return std::nullopt;
+  } else if (!axesInput) {
     axes = node.intsAttr("axes");
   }
   if (!axes || axes->empty()) {
-    if (node.intAttr("noop_with_empty_axes", 0) != 0)
-      return node.setOutput(0, x);
+    if (node.intAttr("noop_with_empty_axes", 0) != 0) {
+      noop = true;
+      return std::nullopt;
+    }
     axes.emplace();
     for (int64_t d = 0; d < rank; ++d)
       axes->push_back(d);
   }
   for (int64_t &axis : *axes) {
     std::optional<int64_t> normalized = normalizeOnnxAxis(axis, rank);
-    if (!normalized)
-      return node.invalid("its axis " + llvm::Twine(axis) + " is out of range");
+    if (!normalized) {
+      (void)node.invalid("its axis " + llvm::Twine(axis) + " is out of range");
+      return std::nullopt;
+    }
     axis = *normalized;
   }
   llvm::sort(*axes);
-  return node.emitOutput(0, TxcOp, {x},
+  return axes;
+}
+
+template <const char *TxcOp, bool AxesInput>
+llvm::LogicalResult convertReduce(NodeImporter &node) {
+  bool noop;
+  std::optional<std::vector<int64_t>> axes =
+      reductionAxes(node, AxesInput, noop);
+  if (noop)
+    return node.setOutput(0, node.input(0));
+  if (!axes)
+    return llvm::failure();
+  return node.emitOutput(0, TxcOp, {node.input(0)},
                          {intListAttr("axes", *axes),
                           boolAttr("keepdims", node.intAttr("keepdims", 1))});
+}
+
+/// ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum and ReduceLogSumExp:
+/// ONNX's formulas, a `sum` between an elementwise map of the input and
+/// one of the result (sum(abs(x)), sqrt(sum(x * x)), log(sum(exp(x))), ...).
+enum class SumOf { Abs, Square, Value, Exp };
+enum class Then { Nothing, Sqrt, Log };
+
+template <SumOf Map, Then Finish>
+llvm::LogicalResult convertSumReduction(NodeImporter &node) {
+  bool noop;
+  std::optional<std::vector<int64_t>> axes = reductionAxes(node, false, noop);
+  if (noop)
+    return node.setOutput(0, node.input(0));
+  if (!axes)
+    return llvm::failure();
+  const ImportedValue &x = node.input(0);
+  std::optional<ImportedValue> mapped =
+      Map == SumOf::Abs      ? node.emit("abs", {x})
+      : Map == SumOf::Square ? node.emit("mul", {x, x})
+      : Map == SumOf::Exp    ? node.emit("exp", {x})
+                             : std::optional<ImportedValue>(x);
+  if (!mapped)
+    return llvm::failure();
+  std::vector<NodeAttr> attrs = {
+      intListAttr("axes", *axes),
+      boolAttr("keepdims", node.intAttr("keepdims", 1))};
+  if (Finish == Then::Nothing)
+    return node.emitOutput(0, "sum", {*mapped}, attrs);
+  std::optional<ImportedValue> sum = node.emit("sum", {*mapped}, attrs);
+  if (!sum)
+    return llvm::failure();
+  return node.emitOutput(0, Finish == Then::Sqrt ? "sqrt" : "log", {*sum});
 }
 
 template <const char *TxcOp>
@@ -160,6 +210,13 @@ void txc::onnximport::addNormalizationConverters(
           {"ReduceMax", 13, 17, convertReduce<kMax, false>},
           {"ReduceMin", 13, 17, convertReduce<kMin, false>},
           {"ReduceProd", 13, 17, convertReduce<kProd, false>},
+          {"ReduceL1", 13, 17, convertSumReduction<SumOf::Abs, Then::Nothing>},
+          {"ReduceL2", 13, 17, convertSumReduction<SumOf::Square, Then::Sqrt>},
+          {"ReduceSumSquare", 13, 17,
+           convertSumReduction<SumOf::Square, Then::Nothing>},
+          {"ReduceLogSum", 13, 17, convertSumReduction<SumOf::Value, Then::Log>},
+          {"ReduceLogSumExp", 13, 17,
+           convertSumReduction<SumOf::Exp, Then::Log>},
           {"ArgMax", 13, 17, convertArgReduce<kArgMax>},
           {"ArgMin", 13, 17, convertArgReduce<kArgMin>},
       });
