@@ -1400,6 +1400,29 @@ void vectorizeStaticOps(Operation *root, RewriterBase &rewriter) {
     root->walk([](linalg::LinalgOp op) { llvm::errs() << "left: " << op << "\n"; });
 }
 
+/// Tiles with one output row and one kernel row (convolutions and pools)
+/// become 1-D convolutions, which linalg::vectorize handles. Only ops of
+/// static shape: the others are lowered to loops, where the 1-D form gains
+/// nothing, and the rank-reducing slices it takes of them are ambiguous
+/// after bufferization: in a [1, C, 1, W] buffer with W symbolic all strides
+/// but the last are dynamic, so memref.subview's getDroppedDims cannot tell
+/// the unit batch from the unit row, drops the batch, and
+/// ExpandStridedMetadata builds a reinterpret_cast of sizes [C, 1, W] for a
+/// [1, C, W] result (an internal error at -O2 for a pool or a 1xK
+/// convolution on a symbolic width).
+void decomposeStaticConvolutions(func::FuncOp function) {
+  SmallVector<Operation *> staticOps;
+  function.walk([&](linalg::LinalgOp op) {
+    if (op.hasPureTensorSemantics() && hasStaticShape(op))
+      staticOps.push_back(op);
+  });
+  RewritePatternSet patterns(function.getContext());
+  linalg::populateDecomposeConvolutionPatterns(patterns);
+  GreedyRewriteConfig config;
+  config.strictMode = GreedyRewriteStrictness::ExistingOps;
+  (void)applyOpPatternsAndFold(staticOps, std::move(patterns), config);
+}
+
 void cleanupAfterVectorization(Operation *root) {
   MLIRContext *context = root->getContext();
   RewritePatternSet patterns(context);
@@ -1463,13 +1486,8 @@ public:
     });
     for (linalg::DepthwiseConv2DNchwChwOp op : depthwise)
       unrollDepthwiseTaps(rewriter, op);
-    if (!convolutions.empty()) {
-      // Tiles with one output row and one kernel row become 1-D
-      // convolutions, which linalg::vectorize handles.
-      RewritePatternSet patterns(&getContext());
-      linalg::populateDecomposeConvolutionPatterns(patterns);
-      (void)applyPatternsAndFoldGreedily(function, std::move(patterns));
-    }
+    if (!convolutions.empty())
+      decomposeStaticConvolutions(function);
     // Roots of softmax-like chains first, last one first: a root absorbs
     // its producers (possibly other roots), so the IR is walked again after
     // each one. Roots that do not fit are marked and skipped.
