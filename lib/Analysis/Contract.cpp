@@ -721,6 +721,11 @@ std::string txc::formatStatusMessage(const Contract &contract,
     if (open == llvm::StringRef::npos)
       break;
     size_t close = tmpl.find('}', open);
+    if (close == llvm::StringRef::npos) {
+      // A read manifest's message may have a '{' never closed: it is text.
+      text += tmpl.substr(open).str();
+      break;
+    }
     llvm::StringRef field = tmpl.slice(open + 1, close);
     if (field == "expected_min")
       text += std::to_string(status.expectedMin);

@@ -528,6 +528,18 @@ TEST_F(LinearGuards, ArgCounts) {
             "expected 1 outputs, got 2 [guard 1: num_outputs == 1]");
 }
 
+TEST_F(LinearGuards, AnUnclosedBraceInAMessageIsText) {
+  // A manifest read back may carry any message; a '{' never closed once
+  // sent formatStatusMessage round its loop forever (manifest fuzzer).
+  Contract contract = c();
+  contract.guards[0].message = "expected {expected_min} inputs, got {actual";
+  LinearCall call;
+  call.inputs.pop_back();
+  CallResult r = evaluateGuards(contract, &call.inputs, &call.outputs);
+  EXPECT_EQ(formatStatusMessage(contract, r.status),
+            "expected 3 inputs, got {actual [guard 0: num_inputs == 3]");
+}
+
 TEST_F(LinearGuards, NullArraysFailAtTheCountGuards) {
   // evaluateGuards derives the counts from the arrays, so a NULL array is
   // seen as zero tensors, and the count guard comes first.
