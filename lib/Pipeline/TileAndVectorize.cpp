@@ -1381,6 +1381,20 @@ void Strategy::tileElementwise(linalg::LinalgOp op) {
   peel(rewriter, tiled->loops.back());
 }
 
+/// Whether `op` reads with tensor.extract from a slice with a step: its
+/// vectorized read is a vector.gather on a buffer whose innermost stride is
+/// not 1, which MLIR 19 cannot lower to LLVM (a gather after a strided
+/// slice, test/fuzz/repros/fuzz-seed5019-min.json).
+bool extractsFromStridedSlice(linalg::LinalgOp op) {
+  return op->walk([](tensor::ExtractOp extract) {
+             auto slice =
+                 extract.getTensor().getDefiningOp<tensor::ExtractSliceOp>();
+             return slice && !slice.hasUnitStride() ? WalkResult::interrupt()
+                                                    : WalkResult::advance();
+           })
+      .wasInterrupted();
+}
+
 /// Vectorizes every linalg op under `root` whose iteration space is static
 /// and small, then folds the tensor slices into vector transfers.
 void vectorizeStaticOps(Operation *root, RewriterBase &rewriter) {
@@ -1388,7 +1402,7 @@ void vectorizeStaticOps(Operation *root, RewriterBase &rewriter) {
   root->walk([&](linalg::LinalgOp op) {
     if (op.hasPureTensorSemantics() && hasStaticShape(op) &&
         iterationSpaceSize(op) <= kMaxVectorElements &&
-        !touchesBoolMemory(op))
+        !touchesBoolMemory(op) && !extractsFromStridedSlice(op))
       candidates.push_back(op);
   });
   for (linalg::LinalgOp op : candidates) {
