@@ -299,7 +299,9 @@ void ContractBuilder::addIndexGuard(const Node &node, const TensorType &data,
   }
   g.expr = data.shape[axis];
   g.node = node.name;
-  g.expression = "0 <= " + operand + "[*] < " + str(g.expr);
+  g.wrapsNegative = indicesWrapNegative(node);
+  g.expression = str(lowestValidIndex(g)) + " <= " + operand + "[*] < " +
+                 str(g.expr);
   g.message = "index {actual} in '" + operand + "' (operand 1 of '" +
               getOpInfo(node.kind).name.str() + "' node '" + node.name +
               "') is out of range [{expected_min}, {expected_max}]";
@@ -680,6 +682,17 @@ CallResult txc::evaluateGuards(const Contract &contract,
 //===----------------------------------------------------------------------===//
 // Messages
 //===----------------------------------------------------------------------===//
+
+// An indexed dim is at most INT64_MAX, so neither can overflow.
+ShapeExpr txc::lowestValidIndex(const Guard &guard) {
+  if (!guard.wrapsNegative)
+    return ShapeExpr::constant(0);
+  return *ShapeExpr::sub(ShapeExpr::constant(0), guard.expr);
+}
+
+ShapeExpr txc::highestValidIndex(const Guard &guard) {
+  return *ShapeExpr::sub(guard.expr, ShapeExpr::constant(1));
+}
 
 std::string txc::aliasPartnerName(const Contract &contract,
                                   const CallStatus &status) {

@@ -1,9 +1,11 @@
 //===- Indexing.cpp - Evaluators of gather and embedding ------------------===//
 //
 // Every index is checked before any data is read, in row-major order: the
-// first one outside [0, dim) stops the run with TXC_E_INDEX_OUT_OF_RANGE and
-// the status the compiled object reports for it (the node's index_in_range
-// guard, range [0, dim-1], the index). Negative indices are out of range.
+// first one outside the valid range stops the run with
+// TXC_E_INDEX_OUT_OF_RANGE and the status the compiled object reports for it
+// (the node's index_in_range guard, the range, the index). The range is
+// [0, dim-1], or [-dim, dim-1] for a gather with wrap_negative, which reads
+// index -k as dim-k.
 //
 //===----------------------------------------------------------------------===//
 #include "txc/Analysis/ShapeOpAttrs.h"
@@ -17,7 +19,7 @@ namespace {
 /// guard's id and tensor come from the program's contract, built here since
 /// only a failing call needs them.
 llvm::Error indexOutOfRange(const OpEvalContext &ctx, int64_t index,
-                            int64_t dim) {
+                            int64_t lowest, int64_t dim) {
   DiagnosticEngine diags;
   std::optional<Contract> contract =
       buildContract(ctx.getProgram(), "", diags);
@@ -32,13 +34,13 @@ llvm::Error indexOutOfRange(const OpEvalContext &ctx, int64_t index,
   status.guard = int32_t(guard->id);
   status.side = guard->side;
   status.tensor = guard->tensor;
-  status.expectedMin = 0;
+  status.expectedMin = lowest;
   status.expectedMax = dim - 1;
   status.actual = index;
   return llvm::make_error<RuntimeStatusError>(
       status, "node '" + ctx.getNode().name + "' (" + ctx.getNode().opName +
-                  "): index " + std::to_string(index) + " is outside [0, " +
-                  std::to_string(dim) + ")");
+                  "): index " + std::to_string(index) + " is outside [" +
+                  std::to_string(lowest) + ", " + std::to_string(dim) + ")");
 }
 
 llvm::Expected<std::vector<Tensor>> evalGather(const OpEvalContext &ctx) {
@@ -59,10 +61,11 @@ llvm::Expected<std::vector<Tensor>> evalGather(const OpEvalContext &ctx) {
     axis = *resolved;
   }
   int64_t dim = data.shape()[axis];
+  int64_t lowest = indicesWrapNegative(ctx.getNode()) ? -dim : 0;
   for (int64_t q = 0; q < indices.numElements(); ++q) {
     int64_t index = indices.getInt64(q);
-    if (index < 0 || index >= dim)
-      return indexOutOfRange(ctx, index, dim);
+    if (index < lowest || index >= dim)
+      return indexOutOfRange(ctx, index, lowest, dim);
   }
   // result[o, q, r] = data[o, indices[q], r], with `inner` elements per r.
   int64_t outer = 1, inner = 1;
@@ -81,7 +84,8 @@ llvm::Expected<std::vector<Tensor>> evalGather(const OpEvalContext &ctx) {
   uint8_t *to = result->data();
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t q = 0; q < indices.numElements(); ++q) {
-      int64_t row = o * dim + indices.getInt64(q);
+      int64_t index = indices.getInt64(q);
+      int64_t row = o * dim + (index < 0 ? index + dim : index);
       std::memcpy(to, data.data() + row * rowBytes, rowBytes);
       to += rowBytes;
     }

@@ -676,8 +676,9 @@ void EntryPointEmitter::checkKernelStatus(IRBuilder<> &b, FailExit &exit,
   for (const Guard &g : contract.guards) {
     if (g.kind != GuardKind::IndexInRange)
       continue;
-    Value *last = b.CreateSub(evaluate(b, g.expr, state.symbols, i64), c64(1));
-    failIf(b, sink, b.CreateICmpEQ(failed, c64(g.id)), g, c64(0), last,
+    Value *lowest = evaluate(b, lowestValidIndex(g), state.symbols, i64);
+    Value *highest = evaluate(b, highestValidIndex(g), state.symbols, i64);
+    failIf(b, sink, b.CreateICmpEQ(failed, c64(g.id)), g, lowest, highest,
            actual);
   }
 }

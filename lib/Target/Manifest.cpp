@@ -142,6 +142,8 @@ static json guardOperandsToJson(const Guard &g,
     break;
   case GuardKind::IndexInRange:
     operands["bound"] = g.expr.toString(names); // indices must be below it
+    if (g.wrapsNegative) // and at least -bound
+      operands["wraps_negative"] = true;
     break;
   case GuardKind::InputsArray:
   case GuardKind::OutputsArray:
@@ -244,10 +246,12 @@ std::string txc::emitManifest(const Contract &contract,
       // or `txc verify`.
       entry["data_dependent"] = true;
       entry["node"] = g.node;
-      auto last = ShapeExpr::sub(g.expr, ShapeExpr::constant(1));
-      json max = last->getConstant() ? json(*last->getConstant())
-                                     : json(last->toString(names));
-      entry["valid_range"] = {{"min", 0}, {"max", max}};
+      auto bound = [&](const ShapeExpr &e) {
+        return e.getConstant() ? json(*e.getConstant())
+                               : json(e.toString(names));
+      };
+      entry["valid_range"] = {{"min", bound(lowestValidIndex(g))},
+                              {"max", bound(highestValidIndex(g))}};
     }
     entry["location"] = locationToJson(info.programFile, g.origin);
     guards.push_back(std::move(entry));

@@ -1234,13 +1234,18 @@ bool Generator::genGather() {
   int64_t lo = dimBounds(x->type.shape[axis]).min;
   if (rank - 1 + 1 > 8)
     return false;
+  // Constant indices in range for every value of the symbols: [0, lo-1],
+  // or [-lo, lo-1] when negative indices wrap.
+  bool wrap = chance(40);
   GenConstant c{freshName("c"), indexType, {range(1, 4)}, {}};
   for (int64_t i = 0; i < c.shape[0]; ++i)
-    c.data.push_back(double(range(0, lo - 1)));
+    c.data.push_back(double(range(wrap ? -lo : 0, lo - 1)));
   prog.constants.push_back(c);
   std::vector<std::pair<std::string, std::string>> attrs;
   if (axis || chance(50))
     attrs.push_back({"axis", std::to_string(axis)});
+  if (wrap || chance(20))
+    attrs.push_back({"wrap_negative", wrap ? "true" : "false"});
   return addNode("gather", {xref, c.name}, attrs, exact) != nullptr;
 }
 

@@ -163,7 +163,8 @@ std::string Explainer::statementFor(const Assumption &a) const {
            first.expr.toString(names) +
            " for the symbol values determined by earlier dimensions";
   case GuardKind::IndexInRange:
-    return "every index that node '" + first.node + "' reads is in [0, " +
+    return "every index that node '" + first.node + "' reads is in [" +
+           lowestValidIndex(first).toString(names) + ", " +
            first.expr.toString(names) + ")";
   }
   return "";

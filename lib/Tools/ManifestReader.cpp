@@ -407,6 +407,14 @@ bool ManifestParser::parseOperands(const JsonValue &operands,
     if (!e)
       return false;
     g.expr = std::move(*e);
+    if (const JsonValue *wrap = operands.find("wraps_negative");
+        wrap && g.kind == GuardKind::IndexInRange) {
+      std::optional<bool> wraps =
+          r.boolean(*wrap, appendPointer(pointer, "wraps_negative"));
+      if (!wraps)
+        return false;
+      g.wrapsNegative = *wraps;
+    }
     return true;
   }
   case GuardKind::InputsArray:

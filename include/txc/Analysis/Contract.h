@@ -70,6 +70,9 @@ struct Guard {
   ShapeExpr expr;
   /// IndexInRange: the node whose indices the guard checks.
   std::string node;
+  /// IndexInRange: whether index -k reads dim-k (valid range [-expr,
+  /// expr-1]) rather than failing (valid range [0, expr-1]).
+  bool wrapsNegative = false;
   std::string expression; ///< human-readable, e.g. "X.shape[1] == 4"
   /// The failure message with placeholders {expected_min}, {expected_max},
   /// {actual} (decimal integers), {actual_dtype} (the dtype code in actual
@@ -78,6 +81,12 @@ struct Guard {
   std::string message;
   Loc origin; ///< where in the program the assumption comes from
 };
+
+/// An IndexInRange guard's valid indices: [lowestValidIndex, expr-1], the
+/// lowest being -expr when negative indices wrap, else 0.
+ShapeExpr lowestValidIndex(const Guard &guard);
+/// expr-1, the highest valid index of an IndexInRange guard.
+ShapeExpr highestValidIndex(const Guard &guard);
 
 struct ContractSymbol {
   std::string name;

@@ -597,6 +597,11 @@ std::optional<SplitSpec> txc::resolveSplit(InferenceContext &ctx) {
 // gather
 //===----------------------------------------------------------------------===//
 
+bool txc::indicesWrapNegative(const Node &node) {
+  return node.kind == OpKind::Gather &&
+         getBoolAttr(node, "wrap_negative", false);
+}
+
 std::optional<unsigned> txc::resolveGatherAxis(InferenceContext &ctx) {
   if (ctx.node.kind == OpKind::Embedding)
     return 0u;

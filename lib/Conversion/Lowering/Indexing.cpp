@@ -1,20 +1,21 @@
 //===- Indexing.cpp - Lowering of gather and embedding --------------------===//
 //
-// An index outside [0, dim) must fail the call with TXC_E_INDEX_OUT_OF_RANGE
-// and must never be read through. Each gather therefore
+// An index outside the valid range ([0, dim), or [-dim, dim) for a gather
+// with wrap_negative, which reads index -k as dim-k) must fail the call with
+// TXC_E_INDEX_OUT_OF_RANGE and must never be read through. Each gather
+// therefore
 //
 //   1. reduces its indices to "is one out of range, and the first such";
 //   2. if one is, stores the node's IndexInRange guard and that index in the
 //      kernel's status buffer, unless an earlier guard already failed (an
 //      scf.if without results, so that no tensor flows through a branch);
-//   3. reads data with every index clamped into [0, dim-1], so that the
-//      reads are in bounds whatever the indices; a dim that can be 0 has
-//      nothing to read, and its reads are also guarded by dim > 0.
+//   3. reads data with every index (wrapped, then) clamped into [0, dim-1],
+//      so that the reads are in bounds whatever the indices; a dim that can
+//      be 0 has nothing to read, and its reads are also guarded by dim > 0.
 //
 // The clamped values only matter when the call fails, and then the outputs
 // are unspecified. The ABI wrapper reads the status buffer after the kernel
-// returns (lib/Target/AbiEmitter.cpp). Negative indices are out of range:
-// txc does not wrap them Python-style.
+// returns (lib/Target/AbiEmitter.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "../MLIRGen.h"
@@ -49,11 +50,18 @@ Value scalarInit(OpBuilder &b, Location at, Type type, TypedAttr value) {
   return b.create<linalg::FillOp>(at, constant, empty).getResult(0);
 }
 
-/// Reduces `indices` (i32 or i64, any rank) to (any index outside [0, dim),
-/// the first such index in row-major order as i64).
+/// `index` (i32 or i64) as i64.
+Value asI64(OpBuilder &b, Location at, Value index) {
+  if (index.getType() == b.getI64Type())
+    return index;
+  return b.create<arith::ExtSIOp>(at, b.getI64Type(), index);
+}
+
+/// Reduces `indices` (i32 or i64, any rank) to (any index outside
+/// [lowest, dim), the first such index in row-major order as i64).
 std::pair<Value, Value> firstOutOfRange(MLIRGen &gen, Location at,
                                         Value indices, unsigned rank,
-                                        Value dim) {
+                                        Value lowest, Value dim) {
   OpBuilder &b = gen.builder();
   Value foundInit = scalarInit(b, at, b.getI1Type(), b.getBoolAttr(false));
   Value badInit = scalarInit(b, at, b.getI64Type(), b.getI64IntegerAttr(0));
@@ -66,15 +74,12 @@ std::pair<Value, Value> firstOutOfRange(MLIRGen &gen, Location at,
       ValueRange{indices}, ValueRange{foundInit, badInit},
       SmallVector<AffineMap>{all, none, none}, iterators,
       [&](OpBuilder &nested, Location loc, ValueRange args) {
-        Value index = args[0], found = args[1], bad = args[2];
-        if (index.getType() != nested.getI64Type())
-          index = nested.create<arith::ExtSIOp>(loc, nested.getI64Type(),
-                                                index);
-        Value zero = nested.create<arith::ConstantIntOp>(loc, 0, 64);
+        Value index = asI64(nested, loc, args[0]);
+        Value found = args[1], bad = args[2];
         Value outside = nested.create<arith::OrIOp>(
             loc,
             nested.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
-                                         index, zero),
+                                         index, lowest),
             nested.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge,
                                          index, dim));
         // Keep the first offender: later ones do not replace it.
@@ -111,24 +116,38 @@ void recordFailure(OpBuilder &b, Location at, Value status, Value failed,
   });
 }
 
-/// `index` (i32 or i64) clamped into [0, last] as an index value (-1 when
-/// last is -1, the dim being 0).
-Value clampedIndex(OpBuilder &b, Location at, Value index, Value last) {
-  if (index.getType() != b.getI64Type())
-    index = b.create<arith::ExtSIOp>(at, b.getI64Type(), index);
+/// The indexed dim of a gather (i64), its last index, and whether negative
+/// indices wrap.
+struct IndexedDim {
+  Value dim, last;
+  bool wrap;
+};
+
+/// `index` (i32 or i64), plus the dim if negative and wrapping, clamped into
+/// [0, last] as an index value (-1 when the dim is 0). A negative i64 plus a
+/// dim of at most INT64_MAX cannot overflow.
+Value clampedIndex(OpBuilder &b, Location at, Value index,
+                   const IndexedDim &indexed) {
+  index = asI64(b, at, index);
   Value zero = b.create<arith::ConstantIntOp>(at, 0, 64);
+  if (indexed.wrap) {
+    Value negative =
+        b.create<arith::CmpIOp>(at, arith::CmpIPredicate::slt, index, zero);
+    index = b.create<arith::SelectOp>(
+        at, negative, b.create<arith::AddIOp>(at, index, indexed.dim), index);
+  }
   Value clamped = b.create<arith::MinSIOp>(
-      at, b.create<arith::MaxSIOp>(at, index, zero), last);
+      at, b.create<arith::MaxSIOp>(at, index, zero), indexed.last);
   return b.create<arith::IndexCastOp>(at, b.getIndexType(), clamped);
 }
 
 /// result[pre..., idx..., post...] = data[pre..., indices[idx...], post...]
-/// with each index clamped into [0, dim-1]; `dim` is the indexed dim (i64).
-/// When the dim can be 0, reads are also guarded by dim > 0 (the result is
-/// then zeros, and some index out of range has failed the call).
+/// with each index (wrapped and) clamped into [0, dim-1]. When the dim can
+/// be 0, reads are also guarded by dim > 0 (the result is then zeros, and
+/// some index out of range has failed the call).
 Value gatherClamped(MLIRGen &gen, Location at, Value data, unsigned dataRank,
                     Value indices, unsigned indicesRank, unsigned axis,
-                    Value dim, bool dimMayBeZero,
+                    Value dim, bool wrap, bool dimMayBeZero,
                     const TensorType &resultType) {
   OpBuilder &b = gen.builder();
   unsigned rank = resultType.rank();
@@ -140,8 +159,10 @@ Value gatherClamped(MLIRGen &gen, Location at, Value data, unsigned dataRank,
       b.getMultiDimIdentityMap(rank)};
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
-  Value last = b.create<arith::SubIOp>(
-      at, dim, b.create<arith::ConstantIntOp>(at, 1, 64));
+  IndexedDim indexed{dim,
+                     b.create<arith::SubIOp>(
+                         at, dim, b.create<arith::ConstantIntOp>(at, 1, 64)),
+                     wrap};
   Value zero, nonEmpty;
   if (dimMayBeZero) {
     zero = gen.scalar(resultType.dtype, 0, at);
@@ -156,7 +177,7 @@ Value gatherClamped(MLIRGen &gen, Location at, Value data, unsigned dataRank,
         SmallVector<Value> coords;
         for (unsigned d = 0; d < axis; ++d)
           coords.push_back(nested.create<linalg::IndexOp>(loc, d));
-        coords.push_back(clampedIndex(nested, loc, args[0], last));
+        coords.push_back(clampedIndex(nested, loc, args[0], indexed));
         for (unsigned d = axis + 1; d < dataRank; ++d)
           coords.push_back(
               nested.create<linalg::IndexOp>(loc, d - 1 + indicesRank));
@@ -212,14 +233,19 @@ FailureOr<SmallVector<Value>> lowerGather(MLIRGen &gen,
 
   const ShapeExpr &indexedDim = dataType.shape[axis];
   Value dim = dimAsI64(gen, indexedDim, at);
+  bool wrap = indicesWrapNegative(lowering.node);
+  OpBuilder &b = gen.builder();
+  Value lowest = b.create<arith::ConstantIntOp>(at, 0, 64);
+  if (wrap)
+    lowest = b.create<arith::SubIOp>(at, lowest, dim);
   auto [found, bad] = firstOutOfRange(gen, at, lowering.operands[1],
-                                      indicesType.rank(), dim);
-  recordFailure(gen.builder(), at, status, found, *guard, bad);
+                                      indicesType.rank(), lowest, dim);
+  recordFailure(b, at, status, found, *guard, bad);
   bool dimMayBeZero =
       indexedDim.bounds(gen.program().symbolRanges()).min <= 0;
   Value result = gatherClamped(gen, at, lowering.operands[0], dataType.rank(),
                                lowering.operands[1], indicesType.rank(), axis,
-                               dim, dimMayBeZero, resultType);
+                               dim, wrap, dimMayBeZero, resultType);
   return SmallVector<Value>{result};
 }
 

@@ -258,9 +258,9 @@ llvm::LogicalResult convertConcat(NodeImporter &node) {
 }
 
 /// Gather-13. On a known integer tensor with known indices (Shape ->
-/// Gather) it folds; otherwise txc's gather. ONNX allows negative indices
-/// (counting from the end), txc rejects them at run time, so indices known
-/// at import are normalized here and others are wrapped with a select.
+/// Gather) it folds; otherwise txc's gather. ONNX's negative indices count
+/// from the end: indices known at import are checked and normalized here,
+/// others are read by a gather with wrap_negative.
 llvm::LogicalResult convertGather(NodeImporter &node) {
   const ImportedValue &data = node.input(0);
   const ImportedValue &indices = node.input(1);
@@ -299,28 +299,10 @@ llvm::LogicalResult convertGather(NodeImporter &node) {
                    indices.type.dtype, knownIndices->dims, normalized))},
         {intAttr("axis", *axis)});
   }
-  if (!axisDim)
-    return node.unsupported(
-        "it gathers along the symbolic dim " +
-            node.str({data.type.shape[*axis]}) +
-            " with indices known only at run time; ONNX's negative indices "
-            "would need that dim as a tensor",
-        "");
-  // select(indices < 0, indices + dim, indices)
-  DType indexType = indices.type.dtype;
-  std::optional<ImportedValue> negative =
-      node.emit("lt", {indices, node.scalar(indexType, 0)});
-  std::optional<ImportedValue> wrapped =
-      negative ? node.emit("add", {indices, node.scalar(indexType,
-                                                        double(*axisDim))})
-               : std::nullopt;
-  std::optional<ImportedValue> normalized =
-      wrapped ? node.emit("select", {*negative, *wrapped, indices})
-              : std::nullopt;
-  if (!normalized)
-    return llvm::failure();
-  return node.emitOutput(0, "gather", {data, *normalized},
-                         {intAttr("axis", *axis)});
+  // ONNX's negative indices count from the end: txc's wrap_negative.
+  return node.emitOutput(
+      0, "gather", {data, indices},
+      {intAttr("axis", *axis), boolAttr("wrap_negative", true)});
 }
 
 /// Transpose-13 (default: reversed dims).

@@ -1,7 +1,9 @@
 /* End-to-end test of run-time index checks (program lookup.json: an
- * embedding, a gather along the last axis and a gather by computed indices).
+ * embedding, a gather along the last axis and a gather by computed indices,
+ * the last one with wrap_negative: its valid indices are [-V, V-1]).
  *
- * In-range calls: indices at both boundaries (0 and dim-1), at the symbols'
+ * In-range calls: indices at both boundaries (0 and dim-1, and -1 and -dim
+ * for the wrapping gather), at the symbols'
  * minimum and maximum values, with every data tensor placed right after or
  * right before an inaccessible page, so that reading one element outside it
  * crashes the test.
@@ -121,13 +123,23 @@ static void fill_data(call *c) {
   }
 }
 
-/* In-range indices including 0 and V-1. */
-static void fill_indices(call *c) {
+/* In-range indices including 0 and V-1; the scaled ones are pos * k. */
+static void fill_indices(call *c, int32_t k) {
   for (int64_t i = 0; i < c->N; ++i)
     c->ids[i] = i == 0 ? 0 : i == 1 ? c->V - 1 : (i * 7919) % c->V;
   for (int64_t i = 0; i < c->M * 2; ++i)
     c->pos[i] = (int32_t)(i == 0 ? c->V - 1 : i == 1 ? 0 : (i * 31) % c->V);
-  c->k = 1;
+  /* With k = -V (V > 1) every scaled index must be 0 or -V: pos 0 or 1. */
+  if (c->V > 1 && k == -c->V)
+    for (int64_t i = 0; i < c->M * 2; ++i)
+      c->pos[i] = (int32_t)(i % 2);
+  c->k = k;
+}
+
+/* The element of P the wrapping gather reads for index pos * k. */
+static int64_t wrapped(const call *c, int64_t i) {
+  int64_t index = (int64_t)c->pos[i] * c->k;
+  return index < 0 ? index + c->V : index;
 }
 
 static int32_t run(call *c, txc_status *status) {
@@ -152,7 +164,8 @@ static int32_t run(call *c, txc_status *status) {
   return rc;
 }
 
-static void check_values(int64_t V, int64_t N, int64_t M, placement where) {
+static void check_values(int64_t V, int64_t N, int64_t M, int32_t k,
+                         placement where) {
   call c;
   memset(&c, 0, sizeof c);
   c.V = V;
@@ -160,7 +173,7 @@ static void check_values(int64_t V, int64_t N, int64_t M, placement where) {
   c.M = M;
   map_call(&c, where, where);
   fill_data(&c);
-  fill_indices(&c);
+  fill_indices(&c, k);
   txc_status status;
   int32_t rc = run(&c, &status);
   EXPECT(rc == TXC_OK && status.code == TXC_OK && status.guard == -1,
@@ -174,11 +187,11 @@ static void check_values(int64_t V, int64_t N, int64_t M, placement where) {
     for (int64_t i = 0; i < M * 2; ++i)
       bad += c.C[r * M * 2 + i] != c.T[r * V + c.pos[i]];
   for (int64_t i = 0; i < M * 2; ++i)
-    bad += c.R[i] != c.P[c.pos[i]];
-  EXPECT(bad == 0, "V=%lld N=%lld M=%lld: %d wrong elements", (long long)V,
-         (long long)N, (long long)M, bad);
-  printf("V=%lld N=%lld M=%lld %s ok\n", (long long)V, (long long)N,
-         (long long)M, where == AT_START ? "start" : "end");
+    bad += c.R[i] != c.P[wrapped(&c, i)];
+  EXPECT(bad == 0, "V=%lld N=%lld M=%lld k=%d: %d wrong elements",
+         (long long)V, (long long)N, (long long)M, k, bad);
+  printf("V=%lld N=%lld M=%lld k=%d %s ok\n", (long long)V, (long long)N,
+         (long long)M, k, where == AT_START ? "start" : "end");
   unmap_call(&c);
 }
 
@@ -188,7 +201,7 @@ typedef enum node { EMB, COLS, ROWS } node;
 typedef struct expectation {
   node failing;
   int64_t actual;
-  int64_t max;
+  int64_t min, max;
   int32_t tensor_kind, tensor_index;
 } expectation;
 
@@ -203,7 +216,7 @@ static void expect_out_of_range(const char *what, int64_t V, corrupt_fn corrupt,
   c.M = 2;
   map_call(&c, where, where == AT_START ? AT_END : AT_START);
   fill_data(&c);
-  fill_indices(&c);
+  fill_indices(&c, 1);
   corrupt(&c);
   txc_status status;
   memset(&status, 0x5a, sizeof status);
@@ -220,7 +233,7 @@ static void expect_out_of_range(const char *what, int64_t V, corrupt_fn corrupt,
              status.symbol == -1,
          "%s: tensor %d/%d dim %d symbol %d", what, status.tensor_kind,
          status.tensor_index, status.dim, status.symbol);
-  EXPECT(status.expected_min == 0 && status.expected_max == e.max &&
+  EXPECT(status.expected_min == e.min && status.expected_max == e.max &&
              status.actual == e.actual,
          "%s: range [%lld, %lld] actual %lld", what,
          (long long)status.expected_min, (long long)status.expected_max,
@@ -252,11 +265,12 @@ static void pos_minus_one(call *c) { c->pos[0] = -1; }
 static void pos_max(call *c) { c->pos[1] = INT32_MAX; }
 static void pos_min(call *c) { c->pos[2] = INT32_MIN; }
 static void scaled_past_end(call *c) { c->k = 2; } /* pos[0] = V-1 */
-static void scaled_negative(call *c) {
+/* One below -V, the wrapping gather's lowest index. */
+static void scaled_below_minus_V(call *c) {
   for (int i = 0; i < 4; ++i)
     c->pos[i] = 0;
   c->pos[2] = 1;
-  c->k = -1;
+  c->k = (int32_t)(-c->V - 1);
 }
 static void all_bad(call *c) {
   ids_minus_one(c);
@@ -264,9 +278,9 @@ static void all_bad(call *c) {
 }
 
 static void check_out_of_range(int64_t V) {
-  expectation emb = {EMB, 0, V - 1, TXC_TENSOR_INPUT, 1};
-  expectation cols = {COLS, 0, V - 1, TXC_TENSOR_INPUT, 3};
-  expectation rows = {ROWS, 0, V - 1, TXC_TENSOR_NONE, -1};
+  expectation emb = {EMB, 0, 0, V - 1, TXC_TENSOR_INPUT, 1};
+  expectation cols = {COLS, 0, 0, V - 1, TXC_TENSOR_INPUT, 3};
+  expectation rows = {ROWS, 0, -V, V - 1, TXC_TENSOR_NONE, -1};
   emb.actual = V;
   expect_out_of_range_both("ids[2]=V", V, ids_is_V, emb);
   emb.actual = -1;
@@ -288,8 +302,8 @@ static void check_out_of_range(int64_t V) {
   if (V >= 2) { /* with V = 1 the only valid position times k is 0 */
     rows.actual = 2 * (V - 1);
     expect_out_of_range_both("k=2", V, scaled_past_end, rows);
-    rows.actual = -1;
-    expect_out_of_range_both("k=-1", V, scaled_negative, rows);
+    rows.actual = -V - 1;
+    expect_out_of_range_both("k=-V-1", V, scaled_below_minus_V, rows);
   }
   emb.actual = -1;
   expect_out_of_range_both("ids and pos bad", V, all_bad, emb);
@@ -309,8 +323,13 @@ int main(void) {
   const int64_t sizes[][3] = {{1, 0, 1},  {1, 64, 4},   {1000, 0, 1},
                               {1000, 64, 4}, {2, 5, 2}, {1000, 1, 1}};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
-    check_values(sizes[i][0], sizes[i][1], sizes[i][2], AT_START);
-    check_values(sizes[i][0], sizes[i][1], sizes[i][2], AT_END);
+    int64_t V = sizes[i][0];
+    /* k = 1, then negative indices down to -(V-1), then -V (V > 1). */
+    const int32_t ks[] = {1, -1, (int32_t)-V};
+    for (size_t j = 0; j < (V > 1 ? 3u : 2u); ++j) {
+      check_values(V, sizes[i][1], sizes[i][2], ks[j], AT_START);
+      check_values(V, sizes[i][1], sizes[i][2], ks[j], AT_END);
+    }
   }
   check_out_of_range(1);
   check_out_of_range(1000);
