@@ -34,7 +34,7 @@ namespace txc {
 
 namespace {
 
-/// The indexed dim as an i64 value.
+/// A dim (or an index computed from one) as an i64 value.
 Value dimAsI64(MLIRGen &gen, const ShapeExpr &dim, Location at) {
   OpBuilder &b = gen.builder();
   if (auto value = dim.getConstant())
@@ -203,13 +203,13 @@ Value gatherClamped(MLIRGen &gen, Location at, Value data, unsigned dataRank,
   return generic.getResult(0);
 }
 
-/// The IndexInRange guard the contract made for `node`.
-std::optional<uint32_t> indexGuardOf(const Contract &contract,
-                                     const Node &node) {
+/// The IndexInRange guard the contract made for `node`: its id, and the
+/// valid range the kernel checks.
+const Guard *indexGuardOf(const Contract &contract, const Node &node) {
   for (const Guard &g : contract.guards)
     if (g.kind == GuardKind::IndexInRange && g.node == node.name)
-      return g.id;
-  return std::nullopt;
+      return &g;
+  return nullptr;
 }
 
 /// gather and embedding (gather along axis 0 of a [V,D] weight).
@@ -219,8 +219,7 @@ FailureOr<SmallVector<Value>> lowerGather(MLIRGen &gen,
                        std::vector<TensorType>(lowering.operandTypes.begin(),
                                                lowering.operandTypes.end()));
   unsigned axis = *resolveGatherAxis(ctx);
-  std::optional<uint32_t> guard =
-      indexGuardOf(gen.getContract(), lowering.node);
+  const Guard *guard = indexGuardOf(gen.getContract(), lowering.node);
   Value status = gen.statusBuffer();
   if (!guard || !status)
     return emitError(lowering.loc)
@@ -233,19 +232,16 @@ FailureOr<SmallVector<Value>> lowerGather(MLIRGen &gen,
 
   const ShapeExpr &indexedDim = dataType.shape[axis];
   Value dim = dimAsI64(gen, indexedDim, at);
-  bool wrap = indicesWrapNegative(lowering.node);
-  OpBuilder &b = gen.builder();
-  Value lowest = b.create<arith::ConstantIntOp>(at, 0, 64);
-  if (wrap)
-    lowest = b.create<arith::SubIOp>(at, lowest, dim);
+  Value lowest = dimAsI64(gen, lowestValidIndex(*guard), at);
   auto [found, bad] = firstOutOfRange(gen, at, lowering.operands[1],
                                       indicesType.rank(), lowest, dim);
-  recordFailure(b, at, status, found, *guard, bad);
+  recordFailure(gen.builder(), at, status, found, guard->id, bad);
   bool dimMayBeZero =
       indexedDim.bounds(gen.program().symbolRanges()).min <= 0;
   Value result = gatherClamped(gen, at, lowering.operands[0], dataType.rank(),
                                lowering.operands[1], indicesType.rank(), axis,
-                               dim, wrap, dimMayBeZero, resultType);
+                               dim, guard->wrapsNegative, dimMayBeZero,
+                               resultType);
   return SmallVector<Value>{result};
 }
 
