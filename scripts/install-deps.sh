@@ -14,7 +14,8 @@
 #
 # libonnx-dev (with libprotobuf-dev) is `txc import onnx`'s ONNX library;
 # protoc encodes the ONNX models of test/lit/import; PyTorch and
-# torchvision export the model zoo of test/models.
+# torchvision export the model zoo of test/models; python3-onnx reads the
+# ONNX node tests (test/onnx/node_tests.py) and writes the import tests' models.
 set -euo pipefail
 
 packages=(
@@ -25,6 +26,7 @@ packages=(
   clang-19 libclang-rt-19-dev   # the libFuzzer harnesses (scripts/fuzz.sh)
   libonnx-dev libprotobuf-dev protobuf-compiler
   python3-torch python3-torchvision
+  python3-onnx   # test/onnx/node_tests.py and the lit import tests build and read models
 )
 # Debian's oneDNN CMake config (dnnl-config.cmake) requires OpenCL: without
 # its headers and loader, configuring the benchmarks fails with "Could NOT
