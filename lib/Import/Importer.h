@@ -190,6 +190,7 @@ void addLinearAlgebraConverters(std::vector<ConverterEntry> &table);
 void addConvolutionConverters(std::vector<ConverterEntry> &table);
 void addShapeConverters(std::vector<ConverterEntry> &table);
 void addNormalizationConverters(std::vector<ConverterEntry> &table);
+void addQuantizationConverters(std::vector<ConverterEntry> &table);
 
 /// The converter for `opType` (default domain) at `opset`, or null.
 const ConverterEntry *findConverter(llvm::StringRef opType, int64_t opset);
@@ -310,6 +311,16 @@ NodeAttr stringAttr(llvm::StringRef name, llvm::StringRef value);
 NodeAttr intListAttr(llvm::StringRef name, llvm::ArrayRef<int64_t> values);
 NodeAttr shapeAttr(llvm::StringRef name, const Shape &shape,
                    llvm::ArrayRef<std::string> symbolNames);
+
+/// A value a converter made, or nullopt after a diagnostic: lets a formula
+/// be written as nested calls and checked once, at the output.
+using MaybeValue = std::optional<ImportedValue>;
+/// Emits `op` of `operands` when every operand was made; nullopt otherwise.
+MaybeValue emitIf(NodeImporter &node, llvm::StringRef op,
+                  std::initializer_list<MaybeValue> operands,
+                  std::vector<NodeAttr> attrs = {});
+/// Sets output 0 to `value` when it was made.
+llvm::LogicalResult outputIf(NodeImporter &node, MaybeValue value);
 
 /// An ONNX axis attribute normalized for `rank` (negative counts from the
 /// end); nullopt when out of range.

@@ -290,3 +290,20 @@ llvm::LogicalResult NodeImporter::invalid(const llvm::Twine &message) {
                "");
   return llvm::failure();
 }
+
+MaybeValue txc::onnximport::emitIf(NodeImporter &node, llvm::StringRef op,
+                                   std::initializer_list<MaybeValue> operands,
+                                   std::vector<NodeAttr> attrs) {
+  std::vector<ImportedValue> values;
+  for (const MaybeValue &operand : operands) {
+    if (!operand)
+      return std::nullopt;
+    values.push_back(*operand);
+  }
+  return node.emit(op, values, std::move(attrs));
+}
+
+llvm::LogicalResult txc::onnximport::outputIf(NodeImporter &node,
+                                              MaybeValue value) {
+  return value ? node.setOutput(0, *value) : llvm::failure();
+}

@@ -282,24 +282,6 @@ llvm::LogicalResult convertHardSigmoid(NodeImporter &node) {
 // evaluated in their order, so nothing is approximated.
 //===----------------------------------------------------------------------===//
 
-/// Emits `op` of `operands` when every operand was made; nullopt otherwise.
-std::optional<ImportedValue>
-emitIf(NodeImporter &node, llvm::StringRef op,
-       std::initializer_list<std::optional<ImportedValue>> operands) {
-  std::vector<ImportedValue> values;
-  for (const std::optional<ImportedValue> &operand : operands) {
-    if (!operand)
-      return std::nullopt;
-    values.push_back(*operand);
-  }
-  return node.emit(op, values);
-}
-
-llvm::LogicalResult outputIf(NodeImporter &node,
-                             std::optional<ImportedValue> value) {
-  return value ? node.setOutput(0, *value) : llvm::failure();
-}
-
 /// Softsign-1: x / (1 + |x|).
 llvm::LogicalResult convertSoftsign(NodeImporter &node) {
   const ImportedValue &x = node.input(0);

@@ -1,7 +1,9 @@
-//===- Normalization.cpp - ONNX softmax, layer norm and reductions --------===//
+//===- Normalization.cpp - ONNX softmax, normalizations and reductions ----===//
 #include "../Importer.h"
 
 #include "llvm/ADT/STLExtras.h"
+
+#include <limits>
 
 using namespace txc;
 using namespace txc::onnximport;
@@ -90,6 +92,90 @@ llvm::LogicalResult convertLayerNormalization(NodeImporter &node) {
   return node.emitOutput(0, "layer_norm", operands,
                          {intAttr("normalized_ndim", rank - *axis),
                           floatAttr("eps", epsilon)});
+}
+
+/// A per-channel [C] parameter as [C, 1, ..., 1], to broadcast along dim 1
+/// of a rank-`rank` [N, C, D1, ...] tensor.
+MaybeValue perChannel(NodeImporter &node, const ImportedValue &param,
+                      int64_t rank) {
+  std::vector<int64_t> spatial;
+  for (int64_t d = 1; d < rank - 1; ++d)
+    spatial.push_back(d);
+  return node.emit("unsqueeze", {param}, {intListAttr("axes", spatial)});
+}
+
+/// InstanceNormalization-6, as ONNX's definition computes it: over the
+/// spatial dims of each sample and channel, mean and biased variance, then
+/// scale * (x - mean) / sqrt(var + epsilon) + B.
+llvm::LogicalResult convertInstanceNormalization(NodeImporter &node) {
+  const ImportedValue &x = node.input(0);
+  int64_t rank = x.type.rank();
+  if (rank < 3)
+    return node.invalid("its input has rank " + llvm::Twine(rank) +
+                        "; it needs [N, C, D1, ...]");
+  std::vector<int64_t> spatial;
+  for (int64_t d = 2; d < rank; ++d)
+    spatial.push_back(d);
+  std::vector<NodeAttr> reduce = {intListAttr("axes", spatial),
+                                  boolAttr("keepdims", true)};
+  DType t = x.type.dtype;
+  MaybeValue centered = emitIf(node, "sub", {x, node.emit("mean", {x}, reduce)});
+  MaybeValue variance =
+      emitIf(node, "mean", {emitIf(node, "mul", {centered, centered})}, reduce);
+  MaybeValue deviation = emitIf(
+      node, "sqrt",
+      {emitIf(node, "add",
+              {variance, node.scalar(t, node.floatAttr("epsilon", 1e-5f))})});
+  MaybeValue scaled = emitIf(
+      node, "mul", {perChannel(node, node.input(1), rank), centered});
+  return outputIf(node,
+                  emitIf(node, "add",
+                         {emitIf(node, "div", {scaled, deviation}),
+                          perChannel(node, node.input(2), rank)}));
+}
+
+/// LRN-13: y = x / (bias + alpha / size * square_sum)^beta, where
+/// square_sum sums x^2 over the channels [c - floor((size-1)/2),
+/// c + ceil((size-1)/2)] that exist. The channels are padded with zeros
+/// and the window's `size` shifted slices added from the lowest channel
+/// up, the order of ONNX's definition; a symbolic C works (the slices end
+/// at negative offsets from the padded end).
+llvm::LogicalResult convertLRN(NodeImporter &node) {
+  const ImportedValue &x = node.input(0);
+  int64_t rank = x.type.rank();
+  int64_t size = node.intAttr("size", 0);
+  if (rank < 3)
+    return node.invalid("its input has rank " + llvm::Twine(rank) +
+                        "; it needs [N, C, D1, ...]");
+  if (size < 1)
+    return node.invalid("its size is " + llvm::Twine(size) +
+                        "; it must be at least 1");
+  DType t = x.type.dtype;
+  MaybeValue square = node.emit("mul", {x, x});
+  std::vector<int64_t> pads(2 * rank, 0);
+  pads[1] = (size - 1) / 2;
+  pads[rank + 1] = size / 2; // ceil((size - 1) / 2)
+  MaybeValue padded = size == 1 ? square
+                                : emitIf(node, "pad", {square},
+                                         {intListAttr("pads", pads)});
+  MaybeValue sum;
+  for (int64_t i = 0; i < size; ++i) {
+    int64_t end = i == size - 1 ? std::numeric_limits<int64_t>::max()
+                                : i - (size - 1);
+    MaybeValue window = emitIf(node, "slice", {padded},
+                               {intListAttr("starts", {i}),
+                                intListAttr("ends", {end}),
+                                intListAttr("axes", {1})});
+    sum = i == 0 ? window : emitIf(node, "add", {sum, window});
+  }
+  double alpha = node.floatAttr("alpha", 1e-4f);
+  MaybeValue base = emitIf(
+      node, "add",
+      {node.scalar(t, node.floatAttr("bias", 1.0f)),
+       emitIf(node, "mul", {node.scalar(t, alpha / double(size)), sum})});
+  MaybeValue denominator = emitIf(
+      node, "pow", {base, node.scalar(t, node.floatAttr("beta", 0.75f))});
+  return outputIf(node, emitIf(node, "div", {x, denominator}));
 }
 
 /// The axes of a Reduce* node, sorted and non-negative: an attribute
@@ -205,6 +291,8 @@ void txc::onnximport::addNormalizationConverters(
           {"Softmax", 13, 17, convertSoftmax<kSoftmax>},
           {"LogSoftmax", 13, 17, convertSoftmax<kLogSoftmax>},
           {"LayerNormalization", 17, 17, convertLayerNormalization},
+          {"InstanceNormalization", 6, 17, convertInstanceNormalization},
+          {"LRN", 13, 17, convertLRN},
           {"ReduceSum", 13, 17, convertReduce<kSum, true>},
           {"ReduceMean", 13, 17, convertReduce<kMean, false>},
           {"ReduceMax", 13, 17, convertReduce<kMax, false>},

@@ -21,6 +21,7 @@ const std::vector<ConverterEntry> &txc::onnximport::allConverters() {
     addConvolutionConverters(entries);
     addShapeConverters(entries);
     addNormalizationConverters(entries);
+    addQuantizationConverters(entries);
     llvm::sort(entries, [](const ConverterEntry &a, const ConverterEntry &b) {
       int order = llvm::StringRef(a.opType).compare(b.opType);
       return order != 0 ? order < 0 : a.sinceOpset < b.sinceOpset;

@@ -305,6 +305,60 @@ llvm::LogicalResult convertGather(NodeImporter &node) {
       {intAttr("axis", *axis), boolAttr("wrap_negative", true)});
 }
 
+/// OneHot-11: output[..., k, ...] (k at `axis`) is values[1] where the
+/// index equals k and values[0] elsewhere. The depth must be known; an
+/// index in [-depth, -1] counts from the end, and one outside [-depth,
+/// depth-1] matches no k (all off), as ONNX says: eq of the wrapped indices
+/// against the constant positions 0..depth-1, then a select.
+llvm::LogicalResult convertOneHot(NodeImporter &node) {
+  constexpr int64_t kMaxDepth = int64_t(1) << 20;
+  const ImportedValue &indices = node.input(0);
+  const ImportedValue &values = node.input(2);
+  std::optional<std::vector<double>> depthValue =
+      node.requireKnownDoubles(1, "depth");
+  if (!depthValue)
+    return llvm::failure();
+  if (depthValue->size() != 1)
+    return node.invalid("its depth has " + llvm::Twine(depthValue->size()) +
+                        " elements, not one");
+  if (!(depthValue->front() >= 1 && depthValue->front() <= double(kMaxDepth)))
+    return node.unsupported("its depth is " +
+                                llvm::Twine(std::to_string(depthValue->front())),
+                            "txc takes a depth in [1, 2^20]");
+  if (values.type.shape != Shape{ShapeExpr::constant(2)})
+    return node.invalid("its values have shape " + node.str(values.type.shape) +
+                        ", not [2] (off, on)");
+  int64_t depth = int64_t(depthValue->front()); // ONNX casts it to int64
+  int64_t rank = indices.type.rank();
+  std::optional<int64_t> axis =
+      normalizeOnnxAxis(node.intAttr("axis", -1), rank + 1);
+  if (!axis)
+    return node.invalid("its axis is out of range");
+  MaybeValue index = indices;
+  if (indices.type.dtype != DType::I64)
+    index = node.emit("cast", {indices}, {stringAttr("dtype", "i64")});
+  MaybeValue wrapped = emitIf(
+      node, "select",
+      {emitIf(node, "lt", {index, node.scalar(DType::I64, 0)}),
+       emitIf(node, "add", {index, node.scalar(DType::I64, double(depth))}),
+       index});
+  std::vector<int64_t> positionDims(rank - *axis + 1, 1);
+  positionDims[0] = depth;
+  std::vector<ShapeExpr> positions;
+  for (int64_t k = 0; k < depth; ++k)
+    positions.push_back(ShapeExpr::constant(k));
+  MaybeValue hot = emitIf(
+      node, "eq",
+      {emitIf(node, "unsqueeze", {wrapped}, {intListAttr("axes", {*axis})}),
+       node.constant(KnownTensor::fromInts(DType::I64, positionDims,
+                                           std::move(positions)))});
+  auto element = [&](int64_t i) {
+    return node.emit("slice", {values},
+                     {intListAttr("starts", {i}), intListAttr("ends", {i + 1})});
+  };
+  return outputIf(node, emitIf(node, "select", {hot, element(1), element(0)}));
+}
+
 /// Transpose-13 (default: reversed dims).
 llvm::LogicalResult convertTranspose(NodeImporter &node) {
   const ImportedValue &data = node.input(0);
@@ -548,6 +602,7 @@ void txc::onnximport::addShapeConverters(std::vector<ConverterEntry> &table) {
                    {"Squeeze", 13, 17, convertSqueeze},
                    {"Concat", 13, 17, convertConcat},
                    {"Gather", 13, 17, convertGather},
+                   {"OneHot", 11, 17, convertOneHot},
                    {"Transpose", 13, 17, convertTranspose},
                    {"Slice", 13, 17, convertSlice},
                    {"Expand", 13, 17, convertExpand},

@@ -100,8 +100,8 @@ def check(name, got, want, tol=1e-5):
     elif got.dtype != want.dtype:
         problem = "dtype %s, expected %s" % (got.dtype, want.dtype)
     else:
-        g = got.astype(np.float64)
-        w = want.astype(np.float64)
+        g = np.atleast_1d(got.astype(np.float64))  # rank 0 too
+        w = np.atleast_1d(want.astype(np.float64))
         scale = max(1.0, float(np.max(np.abs(w[np.isfinite(w)]), initial=0)))
         error = np.abs(g - w)
         error[np.isnan(g) & np.isnan(w)] = 0
