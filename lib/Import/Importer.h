@@ -191,6 +191,7 @@ void addConvolutionConverters(std::vector<ConverterEntry> &table);
 void addShapeConverters(std::vector<ConverterEntry> &table);
 void addNormalizationConverters(std::vector<ConverterEntry> &table);
 void addQuantizationConverters(std::vector<ConverterEntry> &table);
+void addResizeConverters(std::vector<ConverterEntry> &table);
 
 /// The converter for `opType` (default domain) at `opset`, or null.
 const ConverterEntry *findConverter(llvm::StringRef opType, int64_t opset);

@@ -22,6 +22,7 @@ const std::vector<ConverterEntry> &txc::onnximport::allConverters() {
     addShapeConverters(entries);
     addNormalizationConverters(entries);
     addQuantizationConverters(entries);
+    addResizeConverters(entries);
     llvm::sort(entries, [](const ConverterEntry &a, const ConverterEntry &b) {
       int order = llvm::StringRef(a.opType).compare(b.opType);
       return order != 0 ? order < 0 : a.sinceOpset < b.sinceOpset;
