@@ -166,14 +166,15 @@ OTHER_REFERENCE = {
 
 
 # The inputs of an op that are its parameters (axes, pads, shapes, scales,
-# ...), not its data: txc needs them known at import, as exporters write
+# ConvTranspose's weight, which txc flips at import ...), not its data: txc needs them known at import, as exporters write
 # them (initializers or Constants), but ONNX's node tests feed them as
 # graph inputs, with the same values in every data set. The harness makes
 # such an input an initializer of the model it imports when every data set
 # agrees on its value (and nothing else reads it); a test whose data sets
 # differ keeps the input, and txc rejects it.
 PARAMETER_INPUTS = {
-    "ConstantOfShape": (0,), "CumSum": (1,), "Expand": (1,), "OneHot": (1,),
+    "ConstantOfShape": (0,), "ConvTranspose": (1,), "CumSum": (1,),
+    "Expand": (1,), "OneHot": (1,),
     "Pad": (1, 2), "Range": (0, 1, 2), "ReduceSum": (1,), "Reshape": (1,),
     "Resize": (1, 2, 3), "Slice": (1, 2, 3, 4), "Split": (1,),
     "Squeeze": (1,), "Tile": (1,), "TopK": (1,), "Unsqueeze": (1,),
@@ -281,6 +282,9 @@ class NodeTest:
             del model.graph.input[:]
             model.graph.input.extend(kept)
             model.graph.initializer.extend(folded[name] for name in sorted(folded))
+            # Below IR version 4 an initializer must also be a graph input;
+            # version 4 only drops that rule.
+            model.ir_version = max(model.ir_version, 4)
             model_path = os.path.join(work, "model.onnx")
             onnx.save(model, model_path)
         self.folded = set(folded)

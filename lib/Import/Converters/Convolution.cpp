@@ -1,4 +1,4 @@
-//===- Convolution.cpp - ONNX Conv, pools and BatchNormalization ----------===//
+//===- Convolution.cpp - ONNX Conv, ConvTranspose, pools, BatchNorm -------===//
 //
 // 2-D convolutions and pools are txc's conv2d and pools in NCHW (ONNX's
 // `pads` order [top, left, bottom, right] is txc's four-value padding);
@@ -12,6 +12,8 @@
 #include "../Importer.h"
 
 #include <cmath>
+#include <cstring>
+#include <limits>
 
 using namespace txc;
 using namespace txc::onnximport;
@@ -279,6 +281,160 @@ llvm::LogicalResult convertConv(NodeImporter &node) {
   });
 }
 
+//===----------------------------------------------------------------------===//
+// ConvTranspose-11 as the convolution it is the adjoint of: the input with
+// stride-1 zeros inserted between its elements, padded by
+// dilation*(k-1) - pad before and the same plus output_padding after
+// (cropped where that is negative), convolved at stride 1 with the kernel
+// flipped and its input and output channels swapped within each group.
+// Every product of ONNX's definition is in that sum (with products of the
+// inserted zeros besides), so nothing is approximated; the zeros cost
+// stride^2 times the multiply-adds of a direct transposed kernel.
+//===----------------------------------------------------------------------===//
+
+/// A known ConvTranspose weight [C, M/g, kH, kW] as the conv2d weight
+/// [M, C/g, kH, kW]: W'[g*M/g + m][c][i][j] = W[g*C/g + c][m][kH-1-i][kW-1-j].
+std::shared_ptr<KnownTensor> flippedWeight(const KnownTensor &w,
+                                           int64_t group) {
+  int64_t c = w.dims[0], mg = w.dims[1], kh = w.dims[2], kw = w.dims[3];
+  int64_t cg = c / group;
+  size_t size = dtypeSize(w.dtype);
+  std::vector<uint8_t> bytes(w.bytes.size);
+  for (int64_t g = 0; g < group; ++g)
+    for (int64_t m = 0; m < mg; ++m)
+      for (int64_t ci = 0; ci < cg; ++ci)
+        for (int64_t i = 0; i < kh; ++i)
+          for (int64_t j = 0; j < kw; ++j) {
+            int64_t from = (((g * cg + ci) * mg + m) * kh + (kh - 1 - i)) * kw +
+                           (kw - 1 - j);
+            int64_t to = (((g * mg + m) * cg + ci) * kh + i) * kw + j;
+            std::memcpy(&bytes[to * size], w.bytes.data + from * size, size);
+          }
+  auto flipped = std::make_shared<KnownTensor>();
+  flipped->dtype = w.dtype;
+  flipped->dims = {mg * group, cg, kh, kw};
+  flipped->bytes = Blob::fromVector(std::move(bytes));
+  return flipped;
+}
+
+/// The transposed convolution's pads: the attribute, or what output_shape
+/// or auto_pad SAME_* asks for (ONNX's formula: the total is
+/// stride*(in-1) + output_padding + (k-1)*dilation + 1 - out, split with
+/// the odd element at the end for SAME_UPPER, at the beginning otherwise).
+llvm::LogicalResult transposedPads(NodeImporter &node, const Shape &in,
+                                   Window &window,
+                                   const std::vector<int64_t> &outputPadding) {
+  std::optional<std::vector<int64_t>> outputShape =
+      node.intsAttr("output_shape");
+  std::string autoPad = node.stringAttr("auto_pad", "NOTSET");
+  if (!outputShape && (autoPad == "NOTSET" || autoPad == "VALID"))
+    return llvm::success(); // readWindow read (or cleared) the pads
+  size_t spatial = window.kernel.size();
+  if (outputShape && outputShape->size() != spatial)
+    return node.invalid("its output_shape has " +
+                        llvm::Twine(outputShape->size()) + " values");
+  for (size_t d = 0; d < spatial; ++d) {
+    std::optional<int64_t> dim = in[2 + d].getConstant();
+    if (!dim)
+      return node.unsupported("its output_shape or auto_pad applies to the "
+                              "symbolic dim " + node.str({in[2 + d]}),
+                              "export with explicit pads");
+    int64_t out = outputShape ? (*outputShape)[d] : *dim * window.strides[d];
+    int64_t total = window.strides[d] * (*dim - 1) + outputPadding[d] +
+                    (window.kernel[d] - 1) * window.dilations[d] + 1 - out;
+    // Halved rounding down, as ONNX's reference (Python's //) does: a
+    // negative total (an output_shape past the natural size) puts the
+    // extra elements at the end.
+    int64_t half = (total - floorModulo(total, 2)) / 2;
+    window.padsBegin[d] = autoPad == "SAME_UPPER" ? half : total - half;
+    window.padsEnd[d] = total - window.padsBegin[d];
+  }
+  return llvm::success();
+}
+
+/// x [N, C, H, W] with stride-1 zeros after each element along H and W:
+/// [N, C, H*sH, W*sW] (the trailing zeros are cropped by the caller).
+MaybeValue insertZeros(NodeImporter &node, const ImportedValue &x,
+                       const std::vector<int64_t> &strides) {
+  if (strides[0] == 1 && strides[1] == 1)
+    return x;
+  std::vector<int64_t> pads(12, 0);
+  pads[6 + 3] = strides[0] - 1;
+  pads[6 + 5] = strides[1] - 1;
+  Shape shape = x.type.shape;
+  shape[2] = *ShapeExpr::mul(shape[2], ShapeExpr::constant(strides[0]));
+  shape[3] = *ShapeExpr::mul(shape[3], ShapeExpr::constant(strides[1]));
+  return emitIf(
+      node, "reshape",
+      {emitIf(node, "pad",
+              {node.emit("unsqueeze", {x}, {intListAttr("axes", {3, 5})})},
+              {intListAttr("pads", pads)})},
+      {shapeAttr("shape", shape, node.program().symbolNames())});
+}
+
+llvm::LogicalResult convertConvTranspose(NodeImporter &node) {
+  const ImportedValue &w = node.input(1);
+  unsigned rank = node.input(0).type.rank();
+  if (w.type.rank() != rank || !w.known || !w.known->hasBytes())
+    return node.unsupported("its weight is not a constant of the input's rank",
+                            "txc flips the kernel at import");
+  std::vector<int64_t> kernel(w.known->dims.begin() + 2, w.known->dims.end());
+  std::optional<Window> window = readWindow(node, rank - 2, kernel);
+  if (!window)
+    return llvm::failure();
+  std::vector<int64_t> outputPadding = node.intsAttr("output_padding")
+                                           .value_or(std::vector<int64_t>(
+                                               rank - 2, 0));
+  if (outputPadding.size() != rank - 2 ||
+      llvm::failed(transposedPads(node, node.input(0).type.shape, *window,
+                                  outputPadding)))
+    return outputPadding.size() != rank - 2
+               ? node.invalid("its output_padding does not match its dims")
+               : llvm::failure();
+  int64_t group = node.intAttr("group", 1);
+  return withSpatialRank(node, rank, [&](ImportedValue x, bool oneDim) {
+    Window w2 = oneDim ? asTwoDimensional(*window) : *window;
+    if (oneDim)
+      outputPadding.insert(outputPadding.begin(), 0);
+    auto weight = std::make_shared<KnownTensor>(*w.known);
+    if (oneDim)
+      weight->dims.insert(weight->dims.begin() + 2, 1);
+    // Per spatial dim, the zero padding before and after the zero-inserted
+    // input (which has stride-1 extra zeros at its end); negative is a crop.
+    std::vector<int64_t> before(2), after(2), crop(4, 0);
+    for (int d = 0; d < 2; ++d) {
+      int64_t span = w2.dilations[d] * (w2.kernel[d] - 1);
+      before[d] = span - w2.padsBegin[d];
+      after[d] = span - w2.padsEnd[d] + outputPadding[d] - (w2.strides[d] - 1);
+    }
+    MaybeValue input = insertZeros(node, x, w2.strides);
+    for (int d = 0; d < 2; ++d) {
+      if (before[d] >= 0 && after[d] >= 0)
+        continue;
+      int64_t start = std::max<int64_t>(0, -before[d]);
+      int64_t end = after[d] < 0 ? after[d] : std::numeric_limits<int64_t>::max();
+      input = emitIf(node, "slice", {input},
+                     {intListAttr("starts", {start}), intListAttr("ends", {end}),
+                      intListAttr("axes", {2 + d})});
+    }
+    if (!input)
+      return llvm::failure();
+    std::vector<ImportedValue> operands = {
+        *input, node.constant(flippedWeight(*weight, group))};
+    if (node.hasInput(2))
+      operands.push_back(node.input(2));
+    std::vector<int64_t> padding = {
+        std::max<int64_t>(0, before[0]), std::max<int64_t>(0, before[1]),
+        std::max<int64_t>(0, after[0]), std::max<int64_t>(0, after[1])};
+    std::vector<NodeAttr> attrs = {intListAttr("stride", {1, 1}),
+                                   intListAttr("padding", padding),
+                                   intListAttr("dilation", w2.dilations),
+                                   intAttr("groups", group)};
+    return finish(node, node.emit("conv2d", operands, std::move(attrs)),
+                  oneDim);
+  });
+}
+
 /// AveragePool has `dilations` from opset 19 only; txc's avg_pool2d has
 /// none.
 llvm::LogicalResult checkAverageDilations(NodeImporter &node,
@@ -423,6 +579,7 @@ void txc::onnximport::addConvolutionConverters(
   table.insert(table.end(),
                {
                    {"Conv", 11, 17, convertConv},
+                   {"ConvTranspose", 11, 17, convertConvTranspose},
                    {"MaxPool", 12, 17, convertPool<true>},
                    {"AveragePool", 11, 17, convertPool<false>},
                    {"GlobalAveragePool", 1, 17, convertGlobalPool<false>},
