@@ -6,6 +6,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
+
 using namespace txc;
 using namespace txc::onnximport;
 
@@ -47,6 +49,8 @@ const ImportedValue *GraphImporter::lookup(llvm::StringRef onnxName) const {
 }
 
 void GraphImporter::define(const std::string &onnxName, ImportedValue value) {
+  if (scope && !values.count(onnxName))
+    scope->push_back(onnxName);
   values[onnxName] = std::move(value);
 }
 
@@ -335,8 +339,6 @@ static const KnownUnsupportedOp kUnsupportedOps[] = {
      "tokenize on the host and pass the ids as an input"},
     {"Loop", "loops are not imported yet",
      "unroll the loop when exporting (a trip count known at export time)"},
-    {"If", "branches are not imported yet",
-     "export each branch as its own model, or trace with the branch taken"},
     {"Scan", "loops are not imported yet",
      "unroll the scan when exporting"},
 };
@@ -376,44 +378,112 @@ void GraphImporter::reportMissingConverter(const onnx::NodeProto &node,
          "exporting or file an issue");
 }
 
+/// Every value a node reads, with those its subgraphs (If's branches) read
+/// from enclosing graphs: they are its inputs too, for the folds that need
+/// to know all of a value's readers.
+static void collectReads(const onnx::NodeProto &node,
+                         std::vector<std::string> &reads) {
+  reads.insert(reads.end(), node.input().begin(), node.input().end());
+  for (const onnx::AttributeProto &attr : node.attribute())
+    if (attr.has_g())
+      for (const onnx::NodeProto &inner : attr.g().node())
+        collectReads(inner, reads);
+}
+
 void GraphImporter::importNodes() {
   const onnx::GraphProto &graph = model->graph();
-  for (int i = 0; i < graph.node_size(); ++i)
-    for (const std::string &input : graph.node(i).input())
+  for (int i = 0; i < graph.node_size(); ++i) {
+    std::vector<std::string> reads;
+    collectReads(graph.node(i), reads);
+    llvm::sort(reads);
+    reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+    for (const std::string &input : reads)
       consumers[input].push_back(i);
+  }
   for (const onnx::ValueInfoProto &output : graph.output())
     graphOutputs.insert(output.name());
-  for (int i = 0; i < graph.node_size(); ++i) {
-    const onnx::NodeProto &node = graph.node(i);
-    auto poison = [&] {
-      for (const std::string &output : node.output())
-        poisoned.insert(output);
-    };
-    int64_t since = schemaSinceVersion(node, opset);
-    bool standard = node.domain().empty() || node.domain() == "ai.onnx";
-    const ConverterEntry *entry =
-        standard ? findConverter(node.op_type(), opset) : nullptr;
-    if (!entry) {
-      reportMissingConverter(node, i, since);
-      poison();
-      continue;
-    }
-    if (hasPoisonedInput(node)) {
-      poison();
-      continue;
-    }
-    NodeImporter importer(*this, node, i, since);
-    if (llvm::failed(entry->convert(importer))) {
-      poison();
-      continue;
-    }
+  for (int i = 0; i < graph.node_size(); ++i)
+    importNode(graph.node(i), i);
+}
+
+void GraphImporter::importNode(const onnx::NodeProto &node, unsigned index) {
+  auto poison = [&] {
     for (const std::string &output : node.output())
-      if (!output.empty() && !lookup(output))
-        llvm::report_fatal_error("txc import: the " +
-                                 llvm::Twine(node.op_type()) +
-                                 " converter did not set output '" + output +
-                                 "'");
+      poisoned.insert(output);
+  };
+  int64_t since = schemaSinceVersion(node, opset);
+  bool standard = node.domain().empty() || node.domain() == "ai.onnx";
+  const ConverterEntry *entry =
+      standard ? findConverter(node.op_type(), opset) : nullptr;
+  if (!entry) {
+    reportMissingConverter(node, index, since);
+    poison();
+    return;
   }
+  if (hasPoisonedInput(node)) {
+    poison();
+    return;
+  }
+  NodeImporter importer(*this, node, index, since);
+  if (llvm::failed(entry->convert(importer))) {
+    poison();
+    return;
+  }
+  for (const std::string &output : node.output())
+    if (!output.empty() && !lookup(output))
+      llvm::report_fatal_error("txc import: the " +
+                               llvm::Twine(node.op_type()) +
+                               " converter did not set output '" + output +
+                               "'");
+}
+
+std::optional<std::vector<ImportedValue>>
+GraphImporter::importSubgraph(const onnx::GraphProto &subgraph,
+                              unsigned parentIndex, Graph &target) {
+  Graph *enclosing = current;
+  std::vector<std::string> *enclosingScope = scope;
+  std::vector<std::string> defined;
+  current = &target;
+  scope = &defined;
+  unsigned errorsBefore = diags.errorCount();
+  for (const onnx::TensorProto &tensor : subgraph.initializer()) {
+    std::string problem;
+    std::shared_ptr<KnownTensor> known = readTensorProto(tensor, model, problem);
+    if (!known) {
+      report(DiagCategory::Invalid, "onnx-initializer", parentIndex,
+             "initializer '" + tensor.name() + "' of a subgraph " + problem,
+             "");
+      break;
+    }
+    TensorType type{known->dtype, {}};
+    for (int64_t dim : known->dims)
+      type.shape.push_back(ShapeExpr::constant(dim));
+    define(tensor.name(), {type, "", known, tensor.name()});
+  }
+  if (diags.errorCount() == errorsBefore)
+    for (const onnx::NodeProto &node : subgraph.node())
+      importNode(node, parentIndex);
+  std::optional<std::vector<ImportedValue>> outputs;
+  if (diags.errorCount() == errorsBefore) {
+    outputs.emplace();
+    for (const onnx::ValueInfoProto &output : subgraph.output()) {
+      const ImportedValue *value = lookup(output.name());
+      if (!value) {
+        report(DiagCategory::Invalid, "onnx-invalid", parentIndex,
+               "subgraph output '" + output.name() +
+                   "' is not computed by any node",
+               "");
+        outputs.reset();
+        break;
+      }
+      outputs->push_back(*value);
+    }
+  }
+  for (const std::string &name : defined)
+    values.erase(name);
+  current = enclosing;
+  scope = enclosingScope;
+  return outputs;
 }
 
 //===----------------------------------------------------------------------===//

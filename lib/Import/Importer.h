@@ -125,6 +125,16 @@ public:
   llvm::LogicalResult emitOutputs(llvm::StringRef op,
                                   llvm::ArrayRef<ImportedValue> operands,
                                   std::vector<NodeAttr> attrs);
+  /// Emits a node with nested graphs (cond) whose results, of
+  /// `resultTypes`, are the outputs 0, 1, ...
+  llvm::LogicalResult
+  emitRegionOutputs(llvm::StringRef op, llvm::ArrayRef<ImportedValue> operands,
+                    std::vector<std::pair<std::string, std::unique_ptr<Graph>>>
+                        regions,
+                    llvm::ArrayRef<TensorType> resultTypes);
+  /// The importer's state, for converters of nested graphs.
+  GraphImporter &importer() { return graph; }
+  unsigned nodeIndex() const { return index; }
 
   /// Sets output i to a value (emitted, folded or an alias of an input).
   llvm::LogicalResult setOutput(unsigned i, ImportedValue value);
@@ -192,6 +202,7 @@ void addShapeConverters(std::vector<ConverterEntry> &table);
 void addNormalizationConverters(std::vector<ConverterEntry> &table);
 void addQuantizationConverters(std::vector<ConverterEntry> &table);
 void addResizeConverters(std::vector<ConverterEntry> &table);
+void addControlFlowConverters(std::vector<ConverterEntry> &table);
 
 /// The converter for `opType` (default domain) at `opset`, or null.
 const ConverterEntry *findConverter(llvm::StringRef opType, int64_t opset);
@@ -247,6 +258,15 @@ public:
   std::optional<std::string> materialize(const ImportedValue &value,
                                          std::optional<unsigned> readerIndex);
   void define(const std::string &onnxName, ImportedValue value);
+  /// Imports the nodes of an ONNX subgraph (If's branches) into `target`,
+  /// reading the enclosing values it names; its diagnostics point at node
+  /// `parentIndex`. Its values go out of scope again; returns its outputs,
+  /// or nullopt after a diagnostic.
+  std::optional<std::vector<ImportedValue>>
+  importSubgraph(const onnx::GraphProto &subgraph, unsigned parentIndex,
+                 Graph &target);
+  /// The graph nodes are emitted into: the program's body, or a region.
+  Graph *current = &program.body;
   /// An error at node `nodeIndex` with a hint note.
   void report(DiagCategory category, llvm::StringRef id, unsigned nodeIndex,
               const llvm::Twine &message, const llvm::Twine &hint);
@@ -263,6 +283,8 @@ private:
                     const std::map<std::string, int64_t> &statics);
   bool importInitializers();
   void importNodes();
+  /// Imports one node; its diagnostics point at node `index`.
+  void importNode(const onnx::NodeProto &node, unsigned index);
   bool importOutputs();
   void reserveNames();
   std::optional<TensorType>
@@ -277,6 +299,8 @@ private:
   std::string file;
   DiagnosticEngine &diags;
   llvm::StringMap<ImportedValue> values;
+  /// The names a subgraph being imported defines (null at the top level).
+  std::vector<std::string> *scope = nullptr;
   /// Values of nodes that failed; nodes reading them are skipped.
   std::set<std::string> poisoned;
   /// The dim_params the inputs use.

@@ -153,7 +153,7 @@ NodeImporter::emitNode(llvm::StringRef op,
     value.ref = r == 0 ? txcNode.name : txcNode.name + ":" + std::to_string(r);
     results.push_back(std::move(value));
   }
-  graph.program.body.nodes.push_back(std::move(txcNode));
+  graph.current->nodes.push_back(std::move(txcNode));
   return results;
 }
 
@@ -192,6 +192,37 @@ NodeImporter::emitOutputs(llvm::StringRef op,
   for (unsigned r = 0; r < results->size() && r < numOutputs(); ++r)
     if (!node.output(r).empty())
       (void)setOutput(r, (*results)[r]);
+  return llvm::success();
+}
+
+llvm::LogicalResult NodeImporter::emitRegionOutputs(
+    llvm::StringRef op, llvm::ArrayRef<ImportedValue> operands,
+    std::vector<std::pair<std::string, std::unique_ptr<Graph>>> regions,
+    llvm::ArrayRef<TensorType> resultTypes) {
+  const OpInfo *info = lookupOp(op);
+  if (!info)
+    llvm::report_fatal_error("txc import: no txc op '" + llvm::Twine(op) + "'");
+  Node txcNode;
+  txcNode.name = graph.names.map(node.output(0));
+  txcNode.opName = op.str();
+  txcNode.kind = info->kind;
+  txcNode.regions = std::move(regions);
+  for (const ImportedValue &operand : operands) {
+    std::optional<std::string> ref = graph.materialize(operand, index);
+    if (!ref)
+      return llvm::failure();
+    txcNode.operands.push_back(*ref);
+  }
+  graph.descriptions[txcNode.name] =
+      "ONNX node " + nodeLabel(node, index) + " (" + node.op_type() + ")";
+  for (unsigned r = 0; r < resultTypes.size() && r < numOutputs(); ++r) {
+    ImportedValue value;
+    value.type = resultTypes[r];
+    value.ref = r == 0 ? txcNode.name : txcNode.name + ":" + std::to_string(r);
+    if (!node.output(r).empty())
+      (void)setOutput(r, std::move(value));
+  }
+  graph.current->nodes.push_back(std::move(txcNode));
   return llvm::success();
 }
 

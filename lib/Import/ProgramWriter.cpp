@@ -154,6 +154,62 @@ private:
   std::string text;
 };
 
+std::string nodeText(const Node &node, const std::vector<std::string> &names,
+                     const std::map<std::string, std::string> &descriptions);
+
+/// A region (a branch of cond) on one line: its inputs, nodes and outputs.
+std::string graphText(const Graph &graph, const std::vector<std::string> &names,
+                      const std::map<std::string, std::string> &descriptions) {
+  auto list = [](const std::vector<std::string> &items) {
+    std::string text = "[";
+    for (size_t i = 0; i < items.size(); ++i)
+      text += (i ? ", " : "") + items[i];
+    return text + "]";
+  };
+  std::vector<std::string> inputs, nodes, outputs;
+  for (const ValueDecl &input : graph.inputs)
+    inputs.push_back(ObjectLine()
+                         .add("name", quote(input.name))
+                         .add("dtype", quote(dtypeName(input.type.dtype)))
+                         .add("shape", shapeText(input.type.shape, names))
+                         .str());
+  for (const Node &node : graph.nodes)
+    nodes.push_back(nodeText(node, names, descriptions));
+  for (const OutputDecl &output : graph.outputs)
+    outputs.push_back(ObjectLine()
+                          .add("name", quote(output.name))
+                          .add("value", quote(output.value))
+                          .str());
+  return ObjectLine()
+      .add("inputs", list(inputs))
+      .add("nodes", list(nodes))
+      .add("outputs", list(outputs))
+      .str();
+}
+
+std::string nodeText(const Node &node, const std::vector<std::string> &names,
+                     const std::map<std::string, std::string> &descriptions) {
+  ObjectLine line;
+  line.add("name", quote(node.name)).add("op", quote(node.opName));
+  std::string operands = "[";
+  for (const std::string &operand : node.operands)
+    operands += (operands.size() > 1 ? ", " : "") + quote(operand);
+  line.add("operands", operands + "]");
+  if (!node.attributes.empty()) {
+    ObjectLine attrs;
+    for (const NodeAttr &attr : node.attributes)
+      attrs.add(attr.name, attrValueText(attr.value));
+    line.add("attributes", attrs.str());
+  }
+  if (!node.regions.empty()) {
+    ObjectLine regions;
+    for (const auto &[name, graph] : node.regions)
+      regions.add(name, graphText(*graph, names, descriptions));
+    line.add("regions", regions.str());
+  }
+  return line.addDescription(descriptions, node.name).str();
+}
+
 std::string section(llvm::StringRef key, llvm::ArrayRef<std::string> items,
                     bool last = false) {
   std::string text = "  " + quote(key) + ": [";
@@ -207,21 +263,8 @@ std::string txc::onnximport::writeProgramJson(const ImportedProgram &imported) {
   }
   text += section("constants", items);
   items.clear();
-  for (const Node &node : program.body.nodes) {
-    ObjectLine line;
-    line.add("name", quote(node.name)).add("op", quote(node.opName));
-    std::string operands = "[";
-    for (const std::string &operand : node.operands)
-      operands += (operands.size() > 1 ? ", " : "") + quote(operand);
-    line.add("operands", operands + "]");
-    if (!node.attributes.empty()) {
-      ObjectLine attrs;
-      for (const NodeAttr &attr : node.attributes)
-        attrs.add(attr.name, attrValueText(attr.value));
-      line.add("attributes", attrs.str());
-    }
-    items.push_back(line.addDescription(imported.descriptions, node.name).str());
-  }
+  for (const Node &node : program.body.nodes)
+    items.push_back(nodeText(node, names, imported.descriptions));
   text += section("nodes", items);
   items.clear();
   for (const OutputDecl &output : program.body.outputs)

@@ -23,6 +23,7 @@ const std::vector<ConverterEntry> &txc::onnximport::allConverters() {
     addNormalizationConverters(entries);
     addQuantizationConverters(entries);
     addResizeConverters(entries);
+    addControlFlowConverters(entries);
     llvm::sort(entries, [](const ConverterEntry &a, const ConverterEntry &b) {
       int order = llvm::StringRef(a.opType).compare(b.opType);
       return order != 0 ? order < 0 : a.sinceOpset < b.sinceOpset;
