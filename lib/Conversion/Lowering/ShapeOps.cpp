@@ -407,6 +407,17 @@ Value collapseView(MLIRGen &gen, Location at, Value source,
 Value expandView(MLIRGen &gen, Location at, Value source,
                  const TensorType &resultType,
                  llvm::ArrayRef<ReassociationIndices> groups) {
+  // The converse of collapseView's case: a static 0 expanded into a group
+  // with a symbolic dim (a 0 among its other dims), which
+  // tensor.expand_shape rejects; the tensor has no elements.
+  auto sourceType = mlir::cast<RankedTensorType>(source.getType());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    bool dynamicResult = llvm::any_of(groups[g], [&](int64_t d) {
+      return !resultType.shape[d].isConstant();
+    });
+    if (dynamicResult && !sourceType.isDynamicDim(g))
+      return gen.emptyTensor(resultType, at);
+  }
   bool severalSymbolsInAGroup = llvm::any_of(groups, [&](const auto &group) {
     return llvm::count_if(group, [&](int64_t d) {
              return !resultType.shape[d].isConstant();
