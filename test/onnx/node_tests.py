@@ -12,7 +12,10 @@ ops that docs/onnx.md's "Supported ops" table claims (a unit test keeps
 that table equal to the importer's converters), and the `_expanded` tests
 whose ops all are claimed, are
   1. imported with `txc import onnx` (each dim_param as a symbol in
-     [0, 2^20]),
+     [0, 2^20]), after folding the parameter inputs (PARAMETER_INPUTS: a
+     Slice's starts, ends, axes and steps, a Reshape's shape, ...) that
+     hold the same values in every data set into initializers: ONNX's
+     tests give them as inputs, which txc needs known at import,
   2. run by `txc run` on each data set: by the reference interpreter
      (--eager), compiled at -O0 and, for every test or every seventh one
      (--o2), at -O2,
@@ -71,6 +74,24 @@ class Outcome:
     def __init__(self, status, reason=""):
         self.status = status
         self.reason = reason
+
+
+# The inputs of an op that are parameters (txc needs them known at import)
+# rather than data: op type -> input positions. A graph input used only at
+# such positions, with the same values in every data set, is folded into an
+# initializer before the import (fold_parameter_inputs).
+PARAMETER_INPUTS = {
+    "Slice": (1, 2, 3, 4),
+    "Tile": (1,),
+    "Pad": (1, 2),
+    "Reshape": (1,),
+    "Squeeze": (1,),
+    "Unsqueeze": (1,),
+    "ReduceSum": (1,),
+    "Split": (1,),
+    "CumSum": (1,),
+    "TopK": (1,),
+}
 
 
 # --- Tensors -------------------------------------------------------------
@@ -211,18 +232,75 @@ class NodeTest:
         self.op_types = sorted(set(n.op_type for n in self.model.graph.node))
         self.group = None
         self.claimed = False
+        self.folded = {}  # graph input index -> its initializer (TensorProto)
 
     def data_sets(self):
         return sorted(d for d in os.listdir(self.dir) if d.startswith("test_data_set_"))
+
+    def input_tensors(self, index):
+        """Input `index` of every data set, as TensorProtos (None if a data
+        set lacks it)."""
+        tensors = []
+        for data_set in self.data_sets():
+            path = os.path.join(self.dir, data_set, "input_%d.pb" % index)
+            if not os.path.exists(path):
+                return None
+            tensor = onnx.TensorProto()
+            with open(path, "rb") as f:
+                tensor.ParseFromString(f.read())
+            tensors.append(tensor)
+        return tensors
+
+    def foldable_inputs(self):
+        """Graph input index -> the TensorProto of each parameter input
+        (PARAMETER_INPUTS) used only as a parameter, whose values are the
+        same in every data set."""
+        uses = {}
+        for node in self.model.graph.node:
+            for position, name in enumerate(node.input):
+                parameter = position in PARAMETER_INPUTS.get(node.op_type, ())
+                uses.setdefault(name, []).append(parameter)
+        used_elsewhere = set(o.name for o in self.model.graph.output)
+        folded = {}
+        for index, info in enumerate(self.model.graph.input):
+            if info.name in used_elsewhere or not uses.get(info.name) or \
+                    not all(uses[info.name]):
+                continue
+            tensors = self.input_tensors(index)
+            if not tensors:
+                continue
+            arrays = [numpy_helper.to_array(t) for t in tensors]
+            if all(a.dtype == arrays[0].dtype and a.shape == arrays[0].shape and
+                   np.array_equal(a, arrays[0]) for a in arrays):
+                folded[index] = numpy_helper.from_array(arrays[0], info.name)
+        return folded
+
+    def model_to_import(self, work):
+        """The path of the model to import: the test's, or a copy of it with
+        its foldable parameter inputs (foldable_inputs) as initializers."""
+        self.folded = self.foldable_inputs()
+        if not self.folded:
+            return os.path.join(self.dir, "model.onnx")
+        model = onnx.ModelProto()
+        model.CopyFrom(self.model)
+        kept = [i for n, i in enumerate(model.graph.input) if n not in self.folded]
+        del model.graph.input[:]
+        model.graph.input.extend(kept)
+        model.graph.initializer.extend(self.folded.values())
+        path = os.path.join(work, "model.folded.onnx")
+        onnx.save(model, path)
+        return path
 
     def import_model(self, txc, work):
         """(exit status, errors, program path) of `txc import onnx`."""
         os.makedirs(work)
         program_path = os.path.join(work, "model.json")
-        params = sorted(set(d.dim_param for i in self.model.graph.input
+        model_path = self.model_to_import(work)
+        params = sorted(set(d.dim_param for n, i in enumerate(self.model.graph.input)
+                            if n not in self.folded
                             for d in i.type.tensor_type.shape.dim if d.dim_param))
         dims = [a for p in params for a in ("--dim", "%s=%s" % (p, DIM_RANGE))]
-        status, output = run_txc(txc, ["import", "onnx", os.path.join(self.dir, "model.onnx"),
+        status, output = run_txc(txc, ["import", "onnx", model_path,
                                        "-o", program_path] + dims)
         return status, errors_of(output), output, program_path
 
@@ -259,6 +337,9 @@ class NodeTest:
         index = 0
         while os.path.exists(os.path.join(set_dir, "input_%d.pb" % index)):
             info = self.model.graph.input[index]
+            if index in self.folded:  # an initializer of the imported model
+                index += 1
+                continue
             array, _ = tensor_from_pb(os.path.join(set_dir, "input_%d.pb" % index),
                                       elem_type(info))
             contradiction = shape_contradiction(info, array)
