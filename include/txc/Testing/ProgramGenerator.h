@@ -25,8 +25,8 @@
 //    exact, and transcendental functions, sums, products, contractions and
 //    normalizations are not. Discontinuous ops (floor, ceil, round, sign,
 //    tan at its poles, mod, comparisons, argmax/argmin, float-to-integer/bool
-//    casts) only take exact operands, so a last-bit difference allowed by the tolerance is
-//    never amplified into a different integer or branch;
+//    casts) only take exact operands, so a last-bit difference allowed by
+//    the tolerance is never amplified into a different integer or branch;
 //  * constants are multiples of 0.25 in [-4, 4] (exact in every float
 //    dtype), integers in [-8, 8].
 //

@@ -204,9 +204,10 @@ Value readEachElement(
       SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank)}, iterators,
       [&](OpBuilder &nested, Location at, ValueRange) {
         SmallVector<Value> indices;
-        for (unsigned d = 0; d < rank; ++d)
-          indices.push_back(
-              sourceIndex(nested, at, d, nested.create<linalg::IndexOp>(at, d)));
+        for (unsigned d = 0; d < rank; ++d) {
+          Value i = nested.create<linalg::IndexOp>(at, d);
+          indices.push_back(sourceIndex(nested, at, d, i));
+        }
         Value element = nested.create<tensor::ExtractOp>(at, source, indices);
         nested.create<linalg::YieldOp>(at, element);
       });
