@@ -505,8 +505,11 @@ bool Generator::genUnary() {
     x = choose([](const Value &v) { return v.type.dtype != DType::Bool; });
   } else {
     op = pick(discontinuous);
-    if (lookupOp(op)->dtypes == DTypeClass::IntegerOrBool)
+    DTypeClass dtypes = lookupOp(op)->dtypes;
+    if (dtypes == DTypeClass::IntegerOrBool)
       x = choose([](const Value &v) { return !isFloat(v.type.dtype); });
+    else if (dtypes == DTypeClass::Float) // tan
+      x = choose([](const Value &v) { return isFloatValue(v) && v.exact; });
     else
       x = choose([](const Value &v) {
         return v.type.dtype != DType::Bool && v.exact;
@@ -1025,14 +1028,39 @@ bool Generator::genSlice() {
   int64_t axis = range(0, rank - 1);
   const ShapeExpr &dim = x->type.shape[axis];
   int64_t start, end, step = 1;
+  bool reverse = chance(25);
   if (auto c = dim.getConstant()) {
     if (*c < 1)
       return false;
-    start = range(0, *c - 1);
-    end = range(start + 1, *c);
-    step = range(1, 2);
-    if (chance(20))
-      start -= *c; // negative: counts from the end
+    if (reverse) {
+      // From start down to end (exclusive; -1 is "before the first"),
+      // written as Python would: INT64_MIN to the beginning, INT64_MAX or a
+      // bound past the end for the last element, a step up to past the dim.
+      start = range(0, *c - 1);
+      int64_t stop = range(-1, start - 1);
+      step = -range(1, chance(15) ? *c + 1 : 2);
+      end = stop < 0 ? (chance(50) ? INT64_MIN : -*c - range(1, 3)) : stop;
+      if (start == *c - 1 && chance(30))
+        start = chance(50) ? INT64_MAX : *c + range(0, 3);
+      else if (chance(20))
+        start -= *c; // negative: counts from the end
+    } else {
+      start = range(0, *c - 1);
+      end = range(start + 1, *c);
+      step = range(1, 2);
+      if (chance(20))
+        start -= *c; // negative: counts from the end
+    }
+  } else if (reverse) {
+    // Step -1 from S-k down to a constant e (or to the beginning): S-k-e
+    // elements, never negative (at the minimum it may be 0).
+    int64_t lo = dimBounds(dim).min;
+    int64_t k = range(1, std::max<int64_t>(1, std::min<int64_t>(lo, 3)));
+    start = -k;
+    step = -1;
+    end = INT64_MIN;
+    if (lo - k >= 0 && chance(40))
+      end = range(0, lo - k);
   } else {
     int64_t lo = dimBounds(dim).min;
     start = range(0, std::min<int64_t>(lo, 3));

@@ -248,9 +248,10 @@ class NodeTest:
             for position, name in enumerate(node.input):
                 parameter = position in PARAMETER_INPUTS.get(node.op_type, ())
                 readers.setdefault(name, []).append(parameter)
+        graph_outputs = set(o.name for o in self.model.graph.output)
         values = {}
         for index, name in enumerate(graph_inputs):
-            if not readers.get(name) or not all(readers[name]):
+            if name in graph_outputs or not readers.get(name) or not all(readers[name]):
                 continue
             tensors = []
             for data_set in self.data_sets():
@@ -262,8 +263,8 @@ class NodeTest:
                     tensor.ParseFromString(f.read())
                 tensors.append(tensor)
             arrays = [numpy_helper.to_array(t) for t in tensors]
-            if arrays and all(a.shape == arrays[0].shape and np.array_equal(a, arrays[0])
-                              for a in arrays):
+            if arrays and all(a.dtype == arrays[0].dtype and a.shape == arrays[0].shape
+                              and np.array_equal(a, arrays[0]) for a in arrays):
                 tensors[0].name = name
                 values[name] = tensors[0]
         return values

@@ -42,7 +42,9 @@ resolveFlattenRange(InferenceContext &ctx);
 std::optional<unsigned> resolveConcatAxis(InferenceContext &ctx);
 
 /// One sliced dim of `slice`: elements start, start+step, ... (length of
-/// them), all inside the operand dim for every value of the symbols.
+/// them), all inside the operand dim for every value of the symbols. A
+/// negative step reads backward from start (then at most dim-1; it is -1
+/// only when length is 0).
 struct SliceAxis {
   unsigned axis;
   ShapeExpr start;

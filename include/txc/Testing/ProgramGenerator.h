@@ -24,9 +24,9 @@
 //    select, casts, shape ops, max/min reductions, ...) of exact values are
 //    exact, and transcendental functions, sums, products, contractions and
 //    normalizations are not. Discontinuous ops (floor, ceil, round, sign,
-//    mod, comparisons, argmax/argmin, float-to-integer/bool casts) only take
-//    exact operands, so a last-bit difference allowed by the tolerance is
-//    never amplified into a different integer or branch;
+//    tan at its poles, mod, comparisons, argmax/argmin, float-to-integer/bool
+//    casts) only take exact operands, so a last-bit difference allowed by
+//    the tolerance is never amplified into a different integer or branch;
 //  * constants are multiples of 0.25 in [-4, 4] (exact in every float
 //    dtype), integers in [-8, 8].
 //

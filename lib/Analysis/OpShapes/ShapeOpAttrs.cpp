@@ -199,25 +199,29 @@ std::optional<unsigned> txc::resolveConcatAxis(InferenceContext &ctx) {
 namespace {
 
 /// Where a slice bound `value` (negative: from the end) lands in a dim, with
-/// Python's clamping to [0, dim]. On a symbolic dim the clamp must have the
-/// same outcome for every value of the symbols, so that the bound is one
-/// polynomial; nullopt (and `why`) otherwise. `range` bounds the dim.
+/// Python's clamping: to [0, dim] for a positive step, to [-1, dim-1] for a
+/// negative one (`reverse`; -1 is "before the first element"). On a symbolic
+/// dim the clamp must have the same outcome for every value of the symbols,
+/// so that the bound is one polynomial; nullopt (and `why`) otherwise.
+/// `range` bounds the dim.
 std::optional<ShapeExpr> resolveBound(const ShapeExpr &dim, int64_t value,
-                                      Interval range, std::string &why) {
+                                      Interval range, bool reverse,
+                                      std::string &why) {
+  int64_t shift = reverse ? -1 : 0; // the clamp is [shift, dim + shift]
   if (value >= 0) {
-    if (value <= range.min)
+    if (__int128(value) <= __int128(range.min) + shift)
       return ShapeExpr::constant(value); // inside for every value
-    if (value >= range.max)
-      return dim; // clamped to the end for every value
+    if (__int128(value) >= __int128(range.max) + shift)
+      return ShapeExpr::add(dim, ShapeExpr::constant(shift)); // the last
     why = std::to_string(value) + " is inside the dimension for some values "
                                   "of the symbols and past its end for others";
     return std::nullopt;
   }
   __int128 lo = __int128(range.min) + value, hi = __int128(range.max) + value;
-  if (lo >= 0)
+  if (lo >= shift)
     return ShapeExpr::add(dim, ShapeExpr::constant(value)); // dim + value
-  if (hi <= 0)
-    return ShapeExpr::constant(0); // clamped to the start for every value
+  if (hi <= shift)
+    return ShapeExpr::constant(shift); // before the start for every value
   why = std::to_string(value) + " counts from the end and lands before the "
                                 "start of the dimension for some values of "
                                 "the symbols but not for others";
@@ -225,12 +229,19 @@ std::optional<ShapeExpr> resolveBound(const ShapeExpr &dim, int64_t value,
 }
 
 /// The number of elements start, start+step, ... before end, as a
-/// polynomial; nullopt (and `why`) when it is not one.
+/// polynomial; nullopt (and `why`) when it is not one. A negative step
+/// counts from `start` down to `end`: the same as the positive step
+/// -step from `end` up to `start`.
 std::optional<ShapeExpr> sliceLength(const ShapeExpr &start,
                                      const ShapeExpr &end, int64_t step,
                                      llvm::ArrayRef<Interval> ranges,
                                      std::string &why) {
-  auto span = ShapeExpr::sub(end, start);
+  bool reverse = step < 0;
+  const ShapeExpr &low = reverse ? end : start;
+  const ShapeExpr &high = reverse ? start : end;
+  uint64_t stride = reverse ? 0 - uint64_t(step) : uint64_t(step);
+  std::string spanText = reverse ? "start - end" : "end - start";
+  auto span = ShapeExpr::sub(high, low);
   if (!span) {
     why = "its length overflows";
     return std::nullopt;
@@ -239,20 +250,30 @@ std::optional<ShapeExpr> sliceLength(const ShapeExpr &start,
   if (bounds.max <= 0)
     return ShapeExpr::constant(0); // empty for every value
   if (bounds.min < 0) {
-    why = "its length (end - start) is negative for some values of the "
-          "symbols and positive for others";
+    why = "its length (" + spanText +
+          ") is negative for some values of the symbols and positive for "
+          "others";
     return std::nullopt;
   }
   if (auto constant = span->getConstant())
-    return ShapeExpr::constant((*constant + step - 1) / step);
-  if (step == 1)
+    return ShapeExpr::constant(int64_t((uint64_t(*constant) + stride - 1) /
+                                       stride));
+  if (stride == 1)
     return span;
-  if (auto exact = span->divExact(step))
-    return exact;
-  why = "with step " + std::to_string(step) + " its length " +
-        "ceil((end - start) / " + std::to_string(step) +
-        ") is not a polynomial: end - start must be divisible by the step "
-        "as a polynomial";
+  // ceil(span / stride) is q when span + c = stride*q as polynomials, with
+  // c in [0, stride) making the constant term divisible (2*K-1 by 2: K).
+  if (stride <= uint64_t(INT64_MAX)) {
+    int64_t divisor = int64_t(stride);
+    int64_t r = span->constantTerm() % divisor; // in (-divisor, divisor)
+    int64_t c = r <= 0 ? -r : divisor - r;
+    if (auto rounded = ShapeExpr::add(*span, ShapeExpr::constant(c)))
+      if (auto exact = rounded->divExact(divisor))
+        return exact;
+  }
+  why = "with step " + std::to_string(step) + " its length " + "ceil((" +
+        spanText + ") / " + std::to_string(stride) +
+        ") is not a polynomial: apart from its constant term, " + spanText +
+        " must be divisible by the step as a polynomial";
   return std::nullopt;
 }
 
@@ -301,30 +322,37 @@ std::optional<SliceAxis> resolveSliceAxis(InferenceContext &ctx,
   const Shape &shape = ctx.operands[0].shape;
   const ShapeExpr &dim = shape[axis];
   int64_t step = lists.steps[i];
-  if (step < 1) {
+  if (step == 0) {
     ctx.fail(elementLoc(ctx, "steps", i), "bad-attribute",
-             "step " + std::to_string(step) + " of " + nodeRef(ctx) +
-                 " must be at least 1 (negative steps are not supported)");
+             "step 0 of " + nodeRef(ctx) +
+                 " must not be 0 (a positive step slices forward, a "
+                 "negative one backward)");
     return std::nullopt;
   }
+  bool reverse = step < 0;
   std::vector<Interval> ranges = ctx.program.symbolRanges();
   Interval range = dim.bounds(ranges);
   std::string why;
   auto badBound = [&](const char *name) {
+    std::string clamp =
+        reverse ? "[-1, " + ctx.str(*ShapeExpr::add(dim, ShapeExpr::constant(
+                                         -1))) + "]"
+                : "[0, " + ctx.str(dim) + "]";
     ctx.fail(elementLoc(ctx, name, i), "shape-mismatch",
              nodeRef(ctx) + " cannot slice " + describeDim(ctx, shape, axis) +
                  ": " + (name[0] == 's' ? "start " : "end ") + why,
-             {"on a symbolic dimension each bound must be inside [0, " +
-              ctx.str(dim) + "] for every value of the symbols (or "
-              "outside it for every value); " + ctx.str(dim) +
-              " ranges over [" + std::to_string(range.min) + ", " +
-              std::to_string(range.max) + "]"});
+             {"on a symbolic dimension each bound must be inside " + clamp +
+              (reverse ? " (a negative step's clamp)" : "") +
+              " for every value of the symbols (or outside it for every "
+              "value); " + ctx.str(dim) + " ranges over [" +
+              std::to_string(range.min) + ", " + std::to_string(range.max) +
+              "]"});
     return std::nullopt;
   };
-  auto start = resolveBound(dim, lists.starts[i], range, why);
+  auto start = resolveBound(dim, lists.starts[i], range, reverse, why);
   if (!start)
     return badBound("starts");
-  auto end = resolveBound(dim, lists.ends[i], range, why);
+  auto end = resolveBound(dim, lists.ends[i], range, reverse, why);
   if (!end)
     return badBound("ends");
   auto length = sliceLength(*start, *end, step, ranges, why);

@@ -185,6 +185,35 @@ FailureOr<SmallVector<Value>> lowerFlatten(MLIRGen &gen,
                       lowering.resultType(), groups));
 }
 
+/// A linalg.generic of the result's shape whose element at (i_0, ...) is
+/// the operand's element at (sourceIndex(d, i_d), ...): the lowering of the
+/// shape ops that no tensor op expresses (reversal, reflect and edge pads).
+Value readEachElement(
+    MLIRGen &gen, const NodeLowering &lowering,
+    llvm::function_ref<Value(OpBuilder &, Location, unsigned, Value)>
+        sourceIndex) {
+  OpBuilder &b = gen.builder();
+  const TensorType &resultType = lowering.resultType();
+  unsigned rank = resultType.rank();
+  Value source = lowering.operands[0];
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = b.create<linalg::GenericOp>(
+      lowering.loc, TypeRange{gen.tensorType(resultType)}, ValueRange{},
+      ValueRange{gen.emptyTensor(resultType, lowering.loc)},
+      SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank)}, iterators,
+      [&](OpBuilder &nested, Location at, ValueRange) {
+        SmallVector<Value> indices;
+        for (unsigned d = 0; d < rank; ++d) {
+          Value i = nested.create<linalg::IndexOp>(at, d);
+          indices.push_back(sourceIndex(nested, at, d, i));
+        }
+        Value element = nested.create<tensor::ExtractOp>(at, source, indices);
+        nested.create<linalg::YieldOp>(at, element);
+      });
+  return generic.getResult(0);
+}
+
 //===----------------------------------------------------------------------===//
 // Slices
 //===----------------------------------------------------------------------===//
@@ -204,10 +233,38 @@ Value extractSlice(MLIRGen &gen, Location at, Value source,
       foldResults(gen, resultType.shape, at), strides);
 }
 
+/// A slice with a negative step: tensor.extract_slice takes no negative
+/// strides, so element i reads the operand at start + i*step along each
+/// sliced axis (i elsewhere).
+Value reversedSlice(MLIRGen &gen, const NodeLowering &lowering,
+                    llvm::ArrayRef<SliceAxis> axes) {
+  OpBuilder &b = gen.builder();
+  unsigned rank = lowering.resultType().rank();
+  SmallVector<Value> starts(rank);
+  SmallVector<int64_t> steps(rank, 1);
+  for (const SliceAxis &axis : axes) {
+    starts[axis.axis] = getValueOrCreateConstantIndexOp(
+        b, lowering.loc, foldResult(gen, axis.start, lowering.loc));
+    steps[axis.axis] = axis.step;
+  }
+  return readEachElement(
+      gen, lowering, [&](OpBuilder &nested, Location at, unsigned d, Value i) {
+        if (!starts[d])
+          return i;
+        Value step = nested.create<arith::ConstantIndexOp>(at, steps[d]);
+        return nested
+            .create<arith::AddIOp>(at, starts[d],
+                                   nested.create<arith::MulIOp>(at, i, step))
+            .getResult();
+      });
+}
+
 FailureOr<SmallVector<Value>> lowerSlice(MLIRGen &gen,
                                          const NodeLowering &lowering) {
   InferenceContext ctx = contextOf(gen, lowering);
   std::vector<SliceAxis> axes = *resolveSlice(ctx);
+  if (llvm::any_of(axes, [](const SliceAxis &axis) { return axis.step < 0; }))
+    return one(reversedSlice(gen, lowering, axes));
   unsigned rank = lowering.resultType().rank();
   SmallVector<OpFoldResult> offsets(rank, gen.builder().getIndexAttr(0));
   SmallVector<int64_t> steps(rank, 1);
@@ -295,33 +352,17 @@ Value borderSourceIndex(OpBuilder &b, Location at, PadMode mode, Value i,
 Value padFromBorders(MLIRGen &gen, const NodeLowering &lowering,
                      const PadSpec &spec) {
   OpBuilder &b = gen.builder();
-  const TensorType &resultType = lowering.resultType();
-  const TensorType &operandType = lowering.operandTypes[0];
-  unsigned rank = resultType.rank();
   SmallVector<Value> dims;
-  for (const ShapeExpr &dim : operandType.shape)
+  for (const ShapeExpr &dim : lowering.operandTypes[0].shape)
     dims.push_back(getValueOrCreateConstantIndexOp(
         b, lowering.loc, foldResult(gen, dim, lowering.loc)));
-  Value source = lowering.operands[0];
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  auto generic = b.create<linalg::GenericOp>(
-      lowering.loc, TypeRange{gen.tensorType(resultType)}, ValueRange{},
-      ValueRange{gen.emptyTensor(resultType, lowering.loc)},
-      SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank)}, iterators,
-      [&](OpBuilder &nested, Location at, ValueRange) {
-        SmallVector<Value> indices;
-        for (unsigned d = 0; d < rank; ++d) {
-          Value i = nested.create<linalg::IndexOp>(at, d);
-          indices.push_back(spec.before[d] == 0 && spec.after[d] == 0
-                                ? i
-                                : borderSourceIndex(nested, at, spec.mode, i,
-                                                    spec.before[d], dims[d]));
-        }
-        Value element = nested.create<tensor::ExtractOp>(at, source, indices);
-        nested.create<linalg::YieldOp>(at, element);
+  return readEachElement(
+      gen, lowering, [&](OpBuilder &nested, Location at, unsigned d, Value i) {
+        if (spec.before[d] == 0 && spec.after[d] == 0)
+          return i;
+        return borderSourceIndex(nested, at, spec.mode, i, spec.before[d],
+                                 dims[d]);
       });
-  return generic.getResult(0);
 }
 
 FailureOr<SmallVector<Value>> lowerPad(MLIRGen &gen,
@@ -367,6 +408,17 @@ Value collapseView(MLIRGen &gen, Location at, Value source,
 Value expandView(MLIRGen &gen, Location at, Value source,
                  const TensorType &resultType,
                  llvm::ArrayRef<ReassociationIndices> groups) {
+  // The converse of collapseView's case: a static 0 expanded into a group
+  // with a symbolic dim (a 0 among its other dims), which
+  // tensor.expand_shape rejects; the tensor has no elements.
+  auto sourceType = mlir::cast<RankedTensorType>(source.getType());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    bool dynamicResult = llvm::any_of(groups[g], [&](int64_t d) {
+      return !resultType.shape[d].isConstant();
+    });
+    if (dynamicResult && !sourceType.isDynamicDim(g))
+      return gen.emptyTensor(resultType, at);
+  }
   bool severalSymbolsInAGroup = llvm::any_of(groups, [&](const auto &group) {
     return llvm::count_if(group, [&](int64_t d) {
              return !resultType.shape[d].isConstant();

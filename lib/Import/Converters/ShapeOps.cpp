@@ -377,11 +377,31 @@ llvm::LogicalResult convertTranspose(NodeImporter &node) {
   return node.emitOutput(0, "transpose", {data}, {intListAttr("perm", perm)});
 }
 
-/// Python's clamping of a slice bound on a static dim.
-int64_t clampBound(int64_t bound, int64_t dim) {
+/// ONNX's clamping of a slice bound on a static dim: to [0, dim] for a
+/// positive step, to [lowest, dim-1] for a negative one (lowest is 0 for a
+/// start, -1 for an end).
+int64_t clampBound(int64_t bound, int64_t dim, int64_t step, int64_t lowest) {
   if (bound < 0)
-    bound += dim;
-  return std::clamp<int64_t>(bound, 0, dim);
+    bound = bound < -dim ? -dim - 1 : bound + dim; // no overflow
+  return step > 0 ? std::clamp<int64_t>(bound, 0, dim)
+                  : std::max(lowest, std::min(bound, dim - 1));
+}
+
+/// The start txc's slice needs for the ONNX start `start` of a negative step
+/// on `dim`. They differ only when start + dim < 0: ONNX clamps it to the
+/// first element, Python (and txc) to before it (an empty slice). That is
+/// txc's start 0 when it happens for every value of the symbols, and a
+/// symbolic dim for which it happens only for some values is not supported.
+std::optional<int64_t> reverseStart(NodeImporter &node, int64_t start,
+                                    const ShapeExpr &dim) {
+  if (start >= 0)
+    return start;
+  Interval range = dim.bounds(node.program().symbolRanges());
+  if (__int128(range.min) + start >= 0)
+    return start; // dim + start for every value
+  if (__int128(range.max) + start < 0)
+    return 0;
+  return std::nullopt;
 }
 
 /// Slice-13: starts, ends, axes and steps are inputs, which must be known.
@@ -420,22 +440,36 @@ llvm::LogicalResult convertSlice(NodeImporter &node) {
       return node.invalid("its axis " + llvm::Twine(axis) + " is out of range");
     axis = *normalized;
   }
-  for (int64_t step : steps)
-    if (step <= 0)
-      return node.unsupported("a step is " + llvm::Twine(step) +
-                                  "; txc's slice takes positive steps",
-                              "reverse with a Gather of constant indices");
+  if (llvm::is_contained(steps, 0))
+    return node.invalid("a step is 0");
   // A known 1-D integer tensor (a shape) is sliced at import.
   if (data.known && data.known->ints && rank == 1) {
-    int64_t dim = data.known->numElements();
-    int64_t begin = clampBound((*starts)[0], dim);
-    int64_t end = clampBound((*ends)[0], dim);
+    int64_t dim = data.known->numElements(), step = steps[0];
+    int64_t begin = clampBound((*starts)[0], dim, step, 0);
+    int64_t end = clampBound((*ends)[0], dim, step, -1);
     std::vector<ShapeExpr> values;
-    for (int64_t i = begin; i < end; i += steps[0])
-      values.push_back((*data.known->ints)[i]);
+    for (__int128 i = begin; dim > 0 && (step > 0 ? i < end : i > end);
+         i += step) // a step of INT64_MAX must not overflow
+      values.push_back((*data.known->ints)[size_t(i)]);
     int64_t count = values.size();
     return node.setKnownOutput(
         0, KnownTensor::fromInts(data.type.dtype, {count}, std::move(values)));
+  }
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i] > 0)
+      continue;
+    const ShapeExpr &dim = data.type.shape[axes[i]];
+    std::optional<int64_t> start = reverseStart(node, (*starts)[i], dim);
+    if (!start)
+      return node.unsupported(
+          "its start " + llvm::Twine((*starts)[i]) + " with step " +
+              llvm::Twine(steps[i]) + " is before the first element of " +
+              "dimension " + llvm::Twine(axes[i]) + " for some values of " +
+              "the symbols and not for others (ONNX then starts at the " +
+              "first element, txc's slice at none)",
+          "give the symbols a range on which the start is inside the "
+          "dimension, or start at 0");
+    (*starts)[i] = *start;
   }
   return node.emitOutput(0, "slice", {data},
                          {intListAttr("starts", *starts),
