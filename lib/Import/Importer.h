@@ -125,8 +125,15 @@ public:
   llvm::LogicalResult emitOutputs(llvm::StringRef op,
                                   llvm::ArrayRef<ImportedValue> operands,
                                   std::vector<NodeAttr> attrs);
-  /// Emits a node with nested graphs (cond) whose results, of
-  /// `resultTypes`, are the outputs 0, 1, ...
+  /// Emits a node with nested graphs (cond, while) and returns its
+  /// results, of `resultTypes` (the caller checked its regions' types).
+  std::optional<std::vector<ImportedValue>>
+  emitRegionNode(llvm::StringRef op, llvm::ArrayRef<ImportedValue> operands,
+                 std::vector<NodeAttr> attrs,
+                 std::vector<std::pair<std::string, std::unique_ptr<Graph>>>
+                     regions,
+                 llvm::ArrayRef<TensorType> resultTypes);
+  /// emitRegionNode's results as the outputs 0, 1, ...
   llvm::LogicalResult
   emitRegionOutputs(llvm::StringRef op, llvm::ArrayRef<ImportedValue> operands,
                     std::vector<std::pair<std::string, std::unique_ptr<Graph>>>
@@ -203,6 +210,7 @@ void addNormalizationConverters(std::vector<ConverterEntry> &table);
 void addQuantizationConverters(std::vector<ConverterEntry> &table);
 void addResizeConverters(std::vector<ConverterEntry> &table);
 void addControlFlowConverters(std::vector<ConverterEntry> &table);
+void addRecurrentConverters(std::vector<ConverterEntry> &table);
 
 /// The converter for `opType` (default domain) at `opset`, or null.
 const ConverterEntry *findConverter(llvm::StringRef opType, int64_t opset);

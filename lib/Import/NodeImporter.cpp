@@ -195,34 +195,51 @@ NodeImporter::emitOutputs(llvm::StringRef op,
   return llvm::success();
 }
 
-llvm::LogicalResult NodeImporter::emitRegionOutputs(
+std::optional<std::vector<ImportedValue>> NodeImporter::emitRegionNode(
     llvm::StringRef op, llvm::ArrayRef<ImportedValue> operands,
+    std::vector<NodeAttr> attrs,
     std::vector<std::pair<std::string, std::unique_ptr<Graph>>> regions,
     llvm::ArrayRef<TensorType> resultTypes) {
   const OpInfo *info = lookupOp(op);
   if (!info)
     llvm::report_fatal_error("txc import: no txc op '" + llvm::Twine(op) + "'");
   Node txcNode;
-  txcNode.name = graph.names.map(node.output(0));
+  txcNode.name =
+      graph.names.fresh(graph.names.map(node.output(0)) + "_" + op.str());
   txcNode.opName = op.str();
   txcNode.kind = info->kind;
+  txcNode.attributes = std::move(attrs);
   txcNode.regions = std::move(regions);
   for (const ImportedValue &operand : operands) {
     std::optional<std::string> ref = graph.materialize(operand, index);
     if (!ref)
-      return llvm::failure();
+      return std::nullopt;
     txcNode.operands.push_back(*ref);
   }
   graph.descriptions[txcNode.name] =
       "ONNX node " + nodeLabel(node, index) + " (" + node.op_type() + ")";
-  for (unsigned r = 0; r < resultTypes.size() && r < numOutputs(); ++r) {
+  std::vector<ImportedValue> results;
+  for (unsigned r = 0; r < resultTypes.size(); ++r) {
     ImportedValue value;
     value.type = resultTypes[r];
     value.ref = r == 0 ? txcNode.name : txcNode.name + ":" + std::to_string(r);
-    if (!node.output(r).empty())
-      (void)setOutput(r, std::move(value));
+    results.push_back(std::move(value));
   }
   graph.current->nodes.push_back(std::move(txcNode));
+  return results;
+}
+
+llvm::LogicalResult NodeImporter::emitRegionOutputs(
+    llvm::StringRef op, llvm::ArrayRef<ImportedValue> operands,
+    std::vector<std::pair<std::string, std::unique_ptr<Graph>>> regions,
+    llvm::ArrayRef<TensorType> resultTypes) {
+  auto results =
+      emitRegionNode(op, operands, {}, std::move(regions), resultTypes);
+  if (!results)
+    return llvm::failure();
+  for (unsigned r = 0; r < results->size() && r < numOutputs(); ++r)
+    if (!node.output(r).empty())
+      (void)setOutput(r, (*results)[r]);
   return llvm::success();
 }
 

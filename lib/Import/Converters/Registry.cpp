@@ -24,6 +24,7 @@ const std::vector<ConverterEntry> &txc::onnximport::allConverters() {
     addQuantizationConverters(entries);
     addResizeConverters(entries);
     addControlFlowConverters(entries);
+    addRecurrentConverters(entries);
     llvm::sort(entries, [](const ConverterEntry &a, const ConverterEntry &b) {
       int order = llvm::StringRef(a.opType).compare(b.opType);
       return order != 0 ? order < 0 : a.sinceOpset < b.sinceOpset;
