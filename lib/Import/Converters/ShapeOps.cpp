@@ -582,17 +582,24 @@ std::optional<std::pair<Shape, int64_t>> readBlocks(NodeImporter &node) {
 }
 
 /// `dim` / `divisor` as a polynomial, or nullopt after a diagnostic naming
-/// the dim.
+/// the dim: a static dim that does not divide is a wrong model, a symbolic
+/// one must be declared a multiple of the divisor.
 std::optional<ShapeExpr> divideDim(NodeImporter &node, const ShapeExpr &dim,
                                    int64_t divisor, llvm::StringRef what) {
   if (std::optional<ShapeExpr> quotient = dim.divExact(divisor))
     return quotient;
-  (void)node.unsupported(
-      "its " + what + " (" + node.str({dim}) + ") is not a multiple of " +
-          llvm::Twine(divisor),
-      "a symbolic dim must be declared as a multiple (e.g. --dim with a "
-      "step, or the dim written as " +
-          llvm::Twine(divisor) + "*K)");
+  std::string text = node.str({dim});
+  text = text.substr(1, text.size() - 2); // without the brackets
+  std::string problem = "its " + what.str() + " " + text +
+                        " is not a multiple of " + std::to_string(divisor);
+  if (dim.isConstant()) {
+    (void)node.invalid(problem);
+    return std::nullopt;
+  }
+  (void)node.unsupported(problem,
+                         "declare the dim's symbol a multiple of " +
+                             llvm::Twine(divisor) + " (--dim NAME=MIN:MAX:" +
+                             llvm::Twine(divisor) + ")");
   return std::nullopt;
 }
 
