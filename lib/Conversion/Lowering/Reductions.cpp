@@ -7,6 +7,8 @@
 // variance, scale) so that later passes can fuse them; each step reads the
 // reduced tensors it needs through indexing maps, never through a
 // materialized broadcast. f16/bf16 are computed in f32 and rounded once.
+// cumsum, whose every element depends on the ones before it, is an scf.for
+// along its axis (lowerCumSum).
 //
 //===----------------------------------------------------------------------===//
 #include "../MLIRGen.h"

@@ -409,6 +409,18 @@ Value collapseView(MLIRGen &gen, Location at, Value source,
 Value expandView(MLIRGen &gen, Location at, Value source,
                  const TensorType &resultType,
                  llvm::ArrayRef<ReassociationIndices> groups) {
+  // The converse of collapseView's case: a static dim expands into a group
+  // with a symbolic dim only when another dim of the group is a static 0
+  // ([0] to [S,0]), which tensor.expand_shape rejects; the tensor has no
+  // elements, so it is an empty tensor of the result type.
+  auto sourceType = mlir::cast<RankedTensorType>(source.getType());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    bool dynamicResult = llvm::any_of(groups[g], [&](int64_t d) {
+      return !resultType.shape[d].isConstant();
+    });
+    if (dynamicResult && !sourceType.isDynamicDim(g))
+      return gen.emptyTensor(resultType, at);
+  }
   bool severalSymbolsInAGroup = llvm::any_of(groups, [&](const auto &group) {
     return llvm::count_if(group, [&](int64_t d) {
              return !resultType.shape[d].isConstant();
