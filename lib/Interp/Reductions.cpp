@@ -1,6 +1,6 @@
 //===- Reductions.cpp - Evaluators of reductions and normalizations -------===//
 //
-// sum, mean, max, min, prod, argmax, argmin, softmax, log_softmax,
+// sum, mean, max, min, prod, argmax, argmin, cumsum, softmax, log_softmax,
 // layer_norm and rms_norm; docs/ops.md, "Reductions and normalization".
 //
 // Each op sees its operand as slices: a slice is the set of elements that
@@ -305,6 +305,60 @@ llvm::Expected<std::vector<Tensor>> evalArgExtremum(const OpEvalContext &ctx) {
 }
 
 //===----------------------------------------------------------------------===//
+// cumsum
+//===----------------------------------------------------------------------===//
+
+/// cumsum of one slice (one line along the axis), in the compute type: a
+/// running sum from -0.0, the identity of float addition, adding the
+/// elements from the start of the line (from its end with `reverse`) and
+/// storing the sum at each element. With `exclusive` each sum is stored at
+/// the next element instead and the first holds 0 (the sum of nothing),
+/// like the lowering.
+template <class T>
+void cumSumSlice(const Tensor &input, Tensor &result, const Slices &slices,
+                 int64_t s, bool exclusive, bool reverse) {
+  using C = typename T::Compute;
+  int64_t n = slices.size();
+  auto element = [&](int64_t step) {
+    return slices.element(s, reverse ? n - 1 - step : step);
+  };
+  if (exclusive && n > 0)
+    result.store(element(0), T::store(C(0)));
+  C acc = C(0);
+  if constexpr (std::is_floating_point_v<C>)
+    acc = C(-0.0);
+  for (int64_t step = 0; step < n; ++step) {
+    acc = computeAdd(acc, read<T>(input, element(step)));
+    if (!exclusive)
+      result.store(element(step), T::store(acc));
+    else if (step + 1 < n)
+      result.store(element(step + 1), T::store(acc));
+  }
+}
+
+llvm::Expected<std::vector<Tensor>> evalCumSum(const OpEvalContext &ctx) {
+  const Tensor &input = ctx.operand(0);
+  const Node &node = ctx.getNode();
+  auto axis = readAxis(ctx, getIntAttr(node, "axis", 0), input.rank());
+  if (!axis)
+    return axis.takeError();
+  if (llvm::Error err = checkDType(ctx, input.dtype(), isNumeric))
+    return err;
+  auto result = ctx.makeResult();
+  if (!result)
+    return result.takeError();
+  bool exclusive = getBoolAttr(node, "exclusive", false);
+  bool reverse = getBoolAttr(node, "reverse", false);
+  Slices slices(input.shape(), {*axis});
+  dispatchNumeric(input.dtype(), [&](auto traits) {
+    using T = decltype(traits);
+    for (int64_t s = 0; s < slices.count(); ++s)
+      cumSumSlice<T>(input, *result, slices, s, exclusive, reverse);
+  });
+  return singleResult(std::move(*result));
+}
+
+//===----------------------------------------------------------------------===//
 // softmax, log_softmax
 //===----------------------------------------------------------------------===//
 
@@ -476,6 +530,7 @@ void txc::registerReductionOps(OpEvaluatorTable &table) {
   table.add(OpKind::ReduceMin, evalExtremum);
   table.add(OpKind::ArgMax, evalArgExtremum);
   table.add(OpKind::ArgMin, evalArgExtremum);
+  table.add(OpKind::CumSum, evalCumSum);
   table.add(OpKind::Softmax, evalSoftmax);
   table.add(OpKind::LogSoftmax, evalSoftmax);
   table.add(OpKind::LayerNorm, evalNorm);

@@ -260,6 +260,22 @@ llvm::Expected<std::vector<Tensor>> evalPad(const OpEvalContext &ctx) {
   return singleResult(std::move(*result));
 }
 
+/// tile: result index i reads operand index i mod dim in every dim.
+llvm::Expected<std::vector<Tensor>> evalTile(const OpEvalContext &ctx) {
+  const Tensor &input = ctx.operand(0);
+  llvm::ArrayRef<int64_t> shape = input.shape();
+  std::vector<int64_t> strides = input.strides();
+  auto result = gatherElements(ctx, 0, input, [&](llvm::ArrayRef<int64_t> i) {
+    int64_t linear = 0;
+    for (size_t d = 0; d < i.size(); ++d)
+      linear += (i[d] % shape[d]) * strides[d];
+    return linear;
+  });
+  if (!result)
+    return result.takeError();
+  return singleResult(std::move(*result));
+}
+
 } // namespace
 
 void txc::registerShapeOps(OpEvaluatorTable &table) {
@@ -274,4 +290,5 @@ void txc::registerShapeOps(OpEvaluatorTable &table) {
   table.add(OpKind::Slice, evalSlice);
   table.add(OpKind::Split, evalSplit);
   table.add(OpKind::Pad, evalPad);
+  table.add(OpKind::Tile, evalTile);
 }

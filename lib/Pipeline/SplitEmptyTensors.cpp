@@ -40,12 +40,28 @@ public:
   void runOnOperation() override {
     // Uses in program order, so that each group holds neighbouring ops.
     llvm::MapVector<tensor::EmptyOp, SmallVector<OpOperand *>> uses;
-    getOperation().walk([&](Operation *user) {
-      for (OpOperand &operand : user->getOpOperands())
-        if (auto empty = operand.get().getDefiningOp<tensor::EmptyOp>())
-          uses[empty].push_back(&operand);
-    });
     OpBuilder builder(&getContext());
+    getOperation().walk([&](Operation *user) {
+      for (OpOperand &operand : user->getOpOperands()) {
+        auto empty = operand.get().getDefiningOp<tensor::EmptyOp>();
+        if (!empty)
+          continue;
+        if (isa<tensor::InsertSliceOp>(user) &&
+            operand.getOperandNumber() == 1) {
+          // The destination of an insert_slice gets an empty tensor of its
+          // own: when the inserted value was computed into the same empty
+          // tensor (a cumsum's or a one-operand concat's result of the
+          // shape of its operand, merged by CSE), EmptyTensorElimination
+          // of MLIR 19 replaces every use of the empty tensor by a slice of
+          // the destination and builds an op that uses itself ("operand #0
+          // does not dominate this use").
+          builder.setInsertionPointAfter(empty);
+          operand.set(builder.clone(*empty)->getResult(0));
+          continue;
+        }
+        uses[empty].push_back(&operand);
+      }
+    });
     for (auto &[empty, operands] : uses) {
       // The clones sit right after the original, where its dynamic sizes
       // are defined, and so dominate every use.

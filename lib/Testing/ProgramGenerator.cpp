@@ -246,6 +246,7 @@ private:
   bool genCast();
   bool genReduction();
   bool genSoftmax();
+  bool genCumSum();
   bool genNorm();
   bool genMatmul();
   bool genLinear();
@@ -258,6 +259,7 @@ private:
   bool genPad();
   bool genBroadcast();
   bool genSplit();
+  bool genTile();
   bool genConvPool();
   void poolWindowAttrs(const std::string &op, int64_t k, int64_t spatialMin,
                        const Shape &shape, bool nhwc,
@@ -755,6 +757,26 @@ bool Generator::genSoftmax() {
   return addNode(op, {x->ref}, attrs, false) != nullptr;
 }
 
+bool Generator::genCumSum() {
+  if (!allowedOp("cumsum"))
+    return false;
+  // Exact operands only: a running sum can cancel to a value far smaller
+  // than the last-bit differences of its rounded terms.
+  const Value *x = choose([](const Value &v) {
+    return v.type.dtype != DType::Bool && !v.type.shape.empty() && v.exact;
+  });
+  if (!x)
+    return false;
+  int64_t rank = x->type.shape.size();
+  std::vector<std::pair<std::string, std::string>> attrs = {
+      {"axis", std::to_string(range(-rank, rank - 1))}};
+  if (chance(40))
+    attrs.push_back({"exclusive", chance(75) ? "true" : "false"});
+  if (chance(40))
+    attrs.push_back({"reverse", chance(75) ? "true" : "false"});
+  return addNode("cumsum", {x->ref}, attrs, true) != nullptr;
+}
+
 bool Generator::genNorm() {
   std::string op = chance(60) ? "layer_norm" : "rms_norm";
   if (!allowedOp(op))
@@ -1160,6 +1182,24 @@ bool Generator::genSplit() {
   return addNode("split", {x->ref}, attrs, x->exact, results) != nullptr;
 }
 
+bool Generator::genTile() {
+  if (!allowedOp("tile"))
+    return false;
+  const Value *x = choose([](const Value &v) { return v.type.shape.size() < 4; });
+  if (!x)
+    return false;
+  // At most 8 copies in all, so that the symbols' maximum stays large.
+  std::string list = "[";
+  int64_t copies = 1;
+  for (size_t d = 0; d < x->type.shape.size(); ++d) {
+    int64_t repeat = copies < 4 && chance(50) ? range(2, 3) : 1;
+    copies *= repeat;
+    list += (d ? ", " : "") + std::to_string(repeat);
+  }
+  return addNode("tile", {x->ref}, {{"repeats", list + "]"}}, x->exact) !=
+         nullptr;
+}
+
 bool Generator::genConvPool() {
   static const std::vector<std::string> ops = {"conv2d", "max_pool2d",
                                                "avg_pool2d", "global_avg_pool"};
@@ -1381,7 +1421,8 @@ GeneratedProgram Generator::run() {
       {&Generator::genConcat, 3},     {&Generator::genSlice, 4},
       {&Generator::genPad, 2},        {&Generator::genBroadcast, 3},
       {&Generator::genSplit, 2},      {&Generator::genConvPool, 2},
-      {&Generator::genGather, 2}};
+      {&Generator::genGather, 2},     {&Generator::genCumSum, 2},
+      {&Generator::genTile, 2}};
   unsigned total = 0;
   for (auto &g : generators)
     total += g.second;

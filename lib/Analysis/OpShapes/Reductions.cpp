@@ -2,7 +2,7 @@
 //
 // sum/mean/max/min/prod reduce over `axes` (all axes when absent),
 // argmax/argmin over one `axis` (the flattened tensor when absent),
-// softmax/log_softmax along one `axis`, and layer_norm/rms_norm over the
+// softmax/log_softmax and cumsum along one `axis`, and layer_norm/rms_norm over the
 // trailing `normalized_ndim` dims. docs/ops.md, "Reductions and
 // normalization", states the semantics these rules check.
 //
@@ -180,6 +180,15 @@ std::vector<TensorType> inferSoftmax(InferenceContext &ctx) {
   return {ctx.operands[0]};
 }
 
+/// cumsum: running sums along the required `axis`, of the operand's type
+/// (integer sums wrap).
+std::vector<TensorType> inferCumSum(InferenceContext &ctx) {
+  if (!ctx.requireDType(0, isArithmetic, "a numeric dtype") ||
+      !readAxis(ctx, getIntAttr(ctx.node, "axis", 0), ctx.attrLoc("axis")))
+    return {};
+  return {ctx.operands[0]};
+}
+
 /// layer_norm(x, weight, bias) and rms_norm(x, weight) normalize over the
 /// trailing `normalized_ndim` dims (default 1); weight and bias have exactly
 /// those dims (PyTorch's normalized_shape) and x's dtype.
@@ -233,6 +242,7 @@ void txc::registerReductionShapeRules(ShapeRuleTable &table) {
   table.add(OpKind::ArgMin, inferArgReduce);
   table.add(OpKind::Softmax, inferSoftmax);
   table.add(OpKind::LogSoftmax, inferSoftmax);
+  table.add(OpKind::CumSum, inferCumSum);
   table.add(OpKind::LayerNorm, inferNorm);
   table.add(OpKind::RmsNorm, inferNorm);
 }

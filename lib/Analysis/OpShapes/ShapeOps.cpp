@@ -305,6 +305,42 @@ std::vector<TensorType> inferSplit(InferenceContext &ctx) {
   return results;
 }
 
+/// tile: dim d repeated `repeats[d]` times (numpy.tile with one positive
+/// repeat per dim, ONNX Tile); a symbolic dim D becomes repeats[d]*D.
+std::vector<TensorType> inferTile(InferenceContext &ctx) {
+  const TensorType &a = ctx.operands[0];
+  std::vector<int64_t> repeats = getIntListAttr(ctx.node, "repeats");
+  if (repeats.size() != a.rank()) {
+    ctx.fail(ctx.attrLoc("repeats"), "bad-attribute",
+             "attribute 'repeats' of " + nodeRef(ctx) + " has " +
+                 std::to_string(repeats.size()) + " entr" +
+                 (repeats.size() == 1 ? "y" : "ies") +
+                 ", but the operand has rank " + std::to_string(a.rank()) +
+                 " (shape " + ctx.str(a.shape) + "); give one per dimension");
+    return {};
+  }
+  const NodeAttr *attr = ctx.node.findAttribute("repeats");
+  Shape shape;
+  for (unsigned d = 0; d < a.rank(); ++d) {
+    if (repeats[d] < 1) {
+      ctx.fail(attr->value.list[d].loc, "bad-attribute",
+               "entry " + std::to_string(d) + " of attribute 'repeats' of " +
+                   nodeRef(ctx) + " is " + std::to_string(repeats[d]) +
+                   "; each repeat count must be at least 1");
+      return {};
+    }
+    auto tiled = ShapeExpr::mul(a.shape[d], ShapeExpr::constant(repeats[d]));
+    if (!tiled) {
+      ctx.fail(attr->value.list[d].loc, "limit",
+               "the tiled dimension " + std::to_string(d) + " of " +
+                   nodeRef(ctx) + " overflows a 64-bit integer coefficient");
+      return {};
+    }
+    shape.push_back(std::move(*tiled));
+  }
+  return {TensorType{a.dtype, std::move(shape)}};
+}
+
 } // namespace
 
 void txc::registerShapeOpShapeRules(ShapeRuleTable &table) {
@@ -320,4 +356,5 @@ void txc::registerShapeOpShapeRules(ShapeRuleTable &table) {
   table.add(OpKind::Slice, inferSlice);
   table.add(OpKind::Pad, inferPad);
   table.add(OpKind::Split, inferSplit);
+  table.add(OpKind::Tile, inferTile);
 }

@@ -7,15 +7,19 @@
 // variance, scale) so that later passes can fuse them; each step reads the
 // reduced tensors it needs through indexing maps, never through a
 // materialized broadcast. f16/bf16 are computed in f32 and rounded once.
+// cumsum, whose every element depends on the ones before it, is an scf.for
+// along its axis (lowerCumSum).
 //
 //===----------------------------------------------------------------------===//
 #include "../MLIRGen.h"
 #include "Accumulation.h"
+#include "Views.h"
 #include "txc/Program/Attributes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <limits>
@@ -645,6 +649,117 @@ FailureOr<SmallVector<Value>> lowerRmsNorm(MLIRGen &gen,
   return SmallVector<Value>{y};
 }
 
+//===----------------------------------------------------------------------===//
+// cumsum
+//===----------------------------------------------------------------------===//
+
+/// The operand index `k`-th step of cumsum reads along an axis of `n`
+/// elements: k, or n-1-k with `reverse`.
+Value cumSumReadIndex(OpBuilder &b, Location at, Value k, Value n,
+                      bool reverse) {
+  if (!reverse)
+    return k;
+  Value last = b.create<arith::SubIOp>(
+      at, n, b.create<arith::ConstantIndexOp>(at, 1));
+  return b.create<arith::SubIOp>(at, last, k);
+}
+
+/// cumsum: an scf.for along the axis whose iteration k adds slice k of the
+/// operand (the elements with index k on the axis) into a running sum of
+/// one slice and inserts that sum into the result, so every element is
+/// summed in the interpreter's order (from the start of the axis, or from
+/// its end with `reverse`). The loop carries the result and the running
+/// sum as separate tensors, and each is only read before it is overwritten
+/// in place, so one-shot bufferization needs no copies in any context. The
+/// sum starts at -0.0, the identity of float addition (+0.0 would turn a
+/// leading -0.0 into +0.0), in f32 for f16/bf16, each result rounded once.
+/// `exclusive` shifts the sums one step along the axis into a result filled
+/// with zeros: the first element is the sum of no elements, +0.0.
+FailureOr<SmallVector<Value>> lowerCumSum(MLIRGen &gen,
+                                          const NodeLowering &lowering) {
+  const Node &node = lowering.node;
+  const TensorType &type = lowering.operandTypes[0];
+  Location at = lowering.loc;
+  OpBuilder &b = gen.builder();
+  unsigned axis = *normalizeAxis(getIntAttr(node, "axis", 0), type.rank());
+  bool exclusive = getBoolAttr(node, "exclusive", false);
+  bool reverse = getBoolAttr(node, "reverse", false);
+  DType accDType = accumulatorDType(type.dtype);
+  Type accType = gen.elementType(accDType);
+  Type element = gen.elementType(type.dtype);
+
+  TensorType sliceType = type;
+  sliceType.shape[axis] = ShapeExpr::constant(1);
+  TensorType accSliceType{accDType, sliceType.shape};
+  Value identity =
+      isa<FloatType>(accType)
+          ? b.create<arith::ConstantOp>(at, b.getFloatAttr(accType, -0.0))
+                .getResult()
+          : b.create<arith::ConstantOp>(at, b.getZeroAttr(accType))
+                .getResult();
+  Value accInit = filledTensor(gen, accSliceType, identity, at);
+  Value resultInit = gen.emptyTensor(type, at);
+  if (exclusive)
+    resultInit =
+        b.create<linalg::FillOp>(
+             at, b.create<arith::ConstantOp>(at, b.getZeroAttr(element))
+                     .getResult(),
+             resultInit)
+            .getResult(0);
+
+  Value n = getValueOrCreateConstantIndexOp(
+      b, at, foldResult(gen, type.shape[axis], at));
+  Value zero = b.create<arith::ConstantIndexOp>(at, 0);
+  Value one = b.create<arith::ConstantIndexOp>(at, 1);
+  // Exclusive: the last element's sum is never stored (with n = 0 the
+  // bound -1 runs no iteration).
+  Value steps = exclusive ? b.create<arith::SubIOp>(at, n, one).getResult() : n;
+  auto loop = b.create<scf::ForOp>(at, zero, steps, one,
+                                   ValueRange{resultInit, accInit});
+
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value k = loop.getInductionVar();
+  Value result = loop.getRegionIterArg(0), acc = loop.getRegionIterArg(1);
+  Value read = cumSumReadIndex(b, at, k, n, reverse);
+  Value write = read;
+  if (exclusive)
+    write = reverse ? b.create<arith::SubIOp>(at, read, one).getResult()
+                    : b.create<arith::AddIOp>(at, read, one).getResult();
+  SmallVector<OpFoldResult> sizes = foldResults(gen, sliceType.shape, at);
+  SmallVector<OpFoldResult> strides(type.rank(), b.getIndexAttr(1));
+  SmallVector<OpFoldResult> offsets(type.rank(), b.getIndexAttr(0));
+  offsets[axis] = read;
+  Value x = b.create<tensor::ExtractSliceOp>(
+      at, gen.tensorType(sliceType), lowering.operands[0], offsets, sizes,
+      strides);
+  AffineMap identityMap =
+      AffineMap::getMultiDimIdentityMap(type.rank(), &gen.context());
+  SmallVector<utils::IteratorType> iterators(type.rank(),
+                                             utils::IteratorType::parallel);
+  Value sum =
+      b.create<linalg::GenericOp>(
+           at, TypeRange{acc.getType()}, ValueRange{x}, ValueRange{acc},
+           SmallVector<AffineMap>{identityMap, identityMap}, iterators,
+           [&](OpBuilder &nested, Location l, ValueRange args) {
+             Value widened = convertFloat(nested, l, args[0], accType);
+             nested.create<linalg::YieldOp>(
+                 l, addValues(nested, l, args[1], widened));
+           })
+          .getResult(0);
+  Value stored = sum;
+  if (accDType != type.dtype)
+    stored = buildMap(gen, at, sliceType, sum, identityMap,
+                      [&](OpBuilder &nested, Location l, ValueRange args) {
+                        return convertFloat(nested, l, args[0], element);
+                      });
+  offsets[axis] = write;
+  Value next = b.create<tensor::InsertSliceOp>(at, stored, result, offsets,
+                                               sizes, strides);
+  b.create<scf::YieldOp>(at, ValueRange{next, sum});
+  return SmallVector<Value>{loop.getResult(0)};
+}
+
 } // namespace
 
 void registerReductionLowerings(LoweringTable &table) {
@@ -655,6 +770,7 @@ void registerReductionLowerings(LoweringTable &table) {
   table.add(OpKind::ArgMin, lowerArgReduce);
   table.add(OpKind::Softmax, lowerSoftmax);
   table.add(OpKind::LogSoftmax, lowerLogSoftmax);
+  table.add(OpKind::CumSum, lowerCumSum);
   table.add(OpKind::LayerNorm, lowerLayerNorm);
   table.add(OpKind::RmsNorm, lowerRmsNorm);
 }

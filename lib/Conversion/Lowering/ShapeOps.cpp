@@ -4,12 +4,14 @@
 // reshape, squeeze, unsqueeze and flatten; extract_slice for slice and split;
 // insert_slice for concat; tensor.pad), so that bufferization turns them
 // into subviews or copies straight into the destination; transpose becomes
-// linalg.transpose and the border-reading pad modes a linalg.generic.
+// linalg.transpose, the border-reading pad modes a linalg.generic, and tile
+// a broadcasting linalg.generic seen through a collapse_shape.
 // Symbolic sizes and offsets are index values computed from the symbols.
 //
 //===----------------------------------------------------------------------===//
 #include "Views.h"
 #include "txc/Analysis/ShapeOpAttrs.h"
+#include "txc/Program/Attributes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -22,21 +24,6 @@ using namespace mlir;
 namespace txc {
 
 namespace {
-
-/// A dim as an attribute when static, else as an index value.
-OpFoldResult foldResult(MLIRGen &gen, const ShapeExpr &expr, Location at) {
-  if (auto value = expr.getConstant())
-    return gen.builder().getIndexAttr(*value);
-  return gen.dimValue(expr, at);
-}
-
-SmallVector<OpFoldResult> foldResults(MLIRGen &gen, const Shape &shape,
-                                      Location at) {
-  SmallVector<OpFoldResult> result;
-  for (const ShapeExpr &dim : shape)
-    result.push_back(foldResult(gen, dim, at));
-  return result;
-}
 
 /// Re-runs the node's attribute resolution (it passed verification).
 InferenceContext contextOf(MLIRGen &gen, const NodeLowering &lowering) {
@@ -384,7 +371,62 @@ FailureOr<SmallVector<Value>> lowerPad(MLIRGen &gen,
       lowering.operands[0], low, high, value));
 }
 
+//===----------------------------------------------------------------------===//
+// tile
+//===----------------------------------------------------------------------===//
+
+/// tile: a broadcast of the operand [D0, D1, ...] to [r0, D0, r1, D1, ...]
+/// (a linalg.generic whose input map skips the repeat dims), then a view
+/// that merges each (r, D) pair into the result dim r*D: the row-major
+/// index k*D + i of copy k reads element i.
+FailureOr<SmallVector<Value>> lowerTile(MLIRGen &gen,
+                                        const NodeLowering &lowering) {
+  const TensorType &from = lowering.operandTypes[0];
+  std::vector<int64_t> repeats = getIntListAttr(lowering.node, "repeats");
+  if (llvm::all_of(repeats, [](int64_t r) { return r == 1; }))
+    return one(lowering.operands[0]);
+  OpBuilder &b = gen.builder();
+  unsigned rank = from.rank();
+  TensorType expanded{from.dtype, {}};
+  SmallVector<AffineExpr> operandDims;
+  SmallVector<ReassociationIndices> groups;
+  for (unsigned d = 0; d < rank; ++d) {
+    expanded.shape.push_back(ShapeExpr::constant(repeats[d]));
+    expanded.shape.push_back(from.shape[d]);
+    operandDims.push_back(b.getAffineDimExpr(2 * d + 1));
+    groups.push_back({2 * d, 2 * d + 1});
+  }
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(2 * rank, 0, operandDims, &gen.context()),
+      b.getMultiDimIdentityMap(2 * rank)};
+  SmallVector<utils::IteratorType> iterators(2 * rank,
+                                             utils::IteratorType::parallel);
+  auto generic = b.create<linalg::GenericOp>(
+      lowering.loc, TypeRange{gen.tensorType(expanded)},
+      ValueRange{lowering.operands[0]},
+      ValueRange{gen.emptyTensor(expanded, lowering.loc)}, maps, iterators,
+      [](OpBuilder &nested, Location at, ValueRange args) {
+        nested.create<linalg::YieldOp>(at, args[0]);
+      });
+  return one(collapseView(gen, lowering.loc, generic.getResult(0),
+                          lowering.resultType(), groups));
+}
+
 } // namespace
+
+OpFoldResult foldResult(MLIRGen &gen, const ShapeExpr &expr, Location at) {
+  if (auto value = expr.getConstant())
+    return gen.builder().getIndexAttr(*value);
+  return gen.dimValue(expr, at);
+}
+
+SmallVector<OpFoldResult> foldResults(MLIRGen &gen, const Shape &shape,
+                                      Location at) {
+  SmallVector<OpFoldResult> result;
+  for (const ShapeExpr &dim : shape)
+    result.push_back(foldResult(gen, dim, at));
+  return result;
+}
 
 Value collapseView(MLIRGen &gen, Location at, Value source,
                    const TensorType &resultType,
@@ -408,9 +450,10 @@ Value collapseView(MLIRGen &gen, Location at, Value source,
 Value expandView(MLIRGen &gen, Location at, Value source,
                  const TensorType &resultType,
                  llvm::ArrayRef<ReassociationIndices> groups) {
-  // The converse of collapseView's case: a static 0 expanded into a group
-  // with a symbolic dim (a 0 among its other dims), which
-  // tensor.expand_shape rejects; the tensor has no elements.
+  // The converse of collapseView's case: a static dim expands into a group
+  // with a symbolic dim only when another dim of the group is a static 0
+  // ([0] to [S,0]), which tensor.expand_shape rejects; the tensor has no
+  // elements, so it is an empty tensor of the result type.
   auto sourceType = mlir::cast<RankedTensorType>(source.getType());
   for (size_t g = 0; g < groups.size(); ++g) {
     bool dynamicResult = llvm::any_of(groups[g], [&](int64_t d) {
@@ -444,6 +487,7 @@ void registerShapeOpLowerings(LoweringTable &table) {
   table.add(OpKind::Slice, lowerSlice);
   table.add(OpKind::Split, lowerSplit);
   table.add(OpKind::Pad, lowerPad);
+  table.add(OpKind::Tile, lowerTile);
 }
 
 } // namespace txc

@@ -15,6 +15,13 @@
 
 namespace txc {
 
+/// A dim as an attribute when static, else as an index value: the sizes
+/// and offsets of tensor views and slices.
+mlir::OpFoldResult foldResult(MLIRGen &gen, const ShapeExpr &expr,
+                              mlir::Location at);
+llvm::SmallVector<mlir::OpFoldResult>
+foldResults(MLIRGen &gen, const Shape &shape, mlir::Location at);
+
 /// `source` with each group of its dims merged into one dim of
 /// `resultType`.
 mlir::Value collapseView(MLIRGen &gen, mlir::Location at, mlir::Value source,

@@ -1,4 +1,4 @@
-//===- Normalization.cpp - ONNX softmax, normalizations and reductions ----===//
+//===- Normalization.cpp - softmax, normalizations, reductions, CumSum ---===//
 #include "../Importer.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -283,6 +283,33 @@ constexpr char kSoftmax[] = "softmax", kLogSoftmax[] = "log_softmax",
 
 } // namespace
 
+namespace {
+
+/// CumSum-14: the axis is input 1, which must be a known scalar (or one
+/// element); exclusive and reverse are txc's attributes of the same name.
+llvm::LogicalResult convertCumSum(NodeImporter &node) {
+  int64_t rank = node.input(0).type.rank();
+  std::optional<std::vector<int64_t>> given =
+      node.requireStaticInts(1, "axis");
+  if (!given)
+    return llvm::failure();
+  if (given->size() != 1)
+    return node.invalid("its axis input has " + llvm::Twine(given->size()) +
+                        " elements, not 1");
+  std::optional<int64_t> axis = normalizeOnnxAxis(given->front(), rank);
+  if (!axis)
+    return node.invalid("its axis " + llvm::Twine(given->front()) +
+                        " is out of range for rank " + llvm::Twine(rank));
+  std::vector<NodeAttr> attrs = {intAttr("axis", *axis)};
+  if (node.intAttr("exclusive", 0) != 0)
+    attrs.push_back(boolAttr("exclusive", true));
+  if (node.intAttr("reverse", 0) != 0)
+    attrs.push_back(boolAttr("reverse", true));
+  return node.emitOutput(0, "cumsum", {node.input(0)}, std::move(attrs));
+}
+
+} // namespace
+
 void txc::onnximport::addNormalizationConverters(
     std::vector<ConverterEntry> &table) {
   table.insert(
@@ -307,5 +334,6 @@ void txc::onnximport::addNormalizationConverters(
            convertSumReduction<SumOf::Exp, Then::Log>},
           {"ArgMax", 13, 17, convertArgReduce<kArgMax>},
           {"ArgMin", 13, 17, convertArgReduce<kArgMin>},
+          {"CumSum", 14, 17, convertCumSum},
       });
 }

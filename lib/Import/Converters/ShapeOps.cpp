@@ -622,6 +622,145 @@ llvm::LogicalResult convertPad(NodeImporter &node) {
   return node.emitOutput(0, "pad", {node.input(0)}, std::move(attrs));
 }
 
+/// Tile-13: the repeats are input 1, known constants, one per dim.
+llvm::LogicalResult convertTile(NodeImporter &node) {
+  const ImportedValue &data = node.input(0);
+  std::optional<std::vector<int64_t>> repeats =
+      node.requireStaticInts(1, "repeats");
+  if (!repeats)
+    return llvm::failure();
+  if (repeats->size() != data.type.rank())
+    return node.invalid("it has " + llvm::Twine(repeats->size()) +
+                        " repeats for an input of rank " +
+                        llvm::Twine(data.type.rank()));
+  if (llvm::any_of(*repeats, [](int64_t r) { return r < 0; }))
+    return node.invalid("it has a negative repeat count");
+  if (llvm::is_contained(*repeats, 0))
+    return node.unsupported("a repeat count is 0 (an empty result)",
+                            "txc's tile repeats each dim at least once");
+  if (llvm::all_of(*repeats, [](int64_t r) { return r == 1; }))
+    return node.setOutput(0, data);
+  return node.emitOutput(0, "tile", {data}, {intListAttr("repeats", *repeats)});
+}
+
+/// DepthToSpace-13 and SpaceToDepth-13 move blocks of b*b elements between
+/// the channels and the spatial dims of an NCHW input. Each is a reshape to
+/// rank 6, a transpose, and a reshape to rank 4 (ONNX's definition).
+struct BlockRearrangement {
+  Shape split;                ///< the rank-6 shape
+  std::vector<int64_t> perm;  ///< its transpose
+  Shape result;               ///< the output shape
+};
+
+/// The input's dims and blocksize, or nullopt after a diagnostic.
+std::optional<std::pair<Shape, int64_t>> readBlocks(NodeImporter &node) {
+  const Shape &shape = node.input(0).type.shape;
+  if (shape.size() != 4) {
+    (void)node.invalid("its input has rank " + llvm::Twine(shape.size()) +
+                       ", not 4 (NCHW)");
+    return std::nullopt;
+  }
+  int64_t b = node.intAttr("blocksize", 0);
+  if (b < 1) {
+    (void)node.invalid("its blocksize " + llvm::Twine(b) +
+                       " is not a positive integer");
+    return std::nullopt;
+  }
+  return std::make_pair(shape, b);
+}
+
+/// `dim` / `divisor` as a polynomial, or nullopt after a diagnostic naming
+/// the dim: a static dim that does not divide is a wrong model, a symbolic
+/// one must be declared a multiple of the divisor.
+std::optional<ShapeExpr> divideDim(NodeImporter &node, const ShapeExpr &dim,
+                                   int64_t divisor, llvm::StringRef what) {
+  if (std::optional<ShapeExpr> quotient = dim.divExact(divisor))
+    return quotient;
+  std::string text = node.str({dim});
+  text = text.substr(1, text.size() - 2); // without the brackets
+  std::string problem = "its " + what.str() + " " + text +
+                        " is not a multiple of " + std::to_string(divisor);
+  if (dim.isConstant()) {
+    (void)node.invalid(problem);
+    return std::nullopt;
+  }
+  (void)node.unsupported(problem,
+                         "declare the dim's symbol a multiple of " +
+                             llvm::Twine(divisor) + " (--dim NAME=MIN:MAX:" +
+                             llvm::Twine(divisor) + ")");
+  return std::nullopt;
+}
+
+/// Emits reshape, transpose, reshape for `r` (skipping a reshape that
+/// changes nothing).
+llvm::LogicalResult emitRearrangement(NodeImporter &node,
+                                      const BlockRearrangement &r) {
+  const std::vector<std::string> names = node.program().symbolNames();
+  std::optional<ImportedValue> split = node.emit(
+      "reshape", {node.input(0)}, {shapeAttr("shape", r.split, names)});
+  std::optional<ImportedValue> moved =
+      split ? node.emit("transpose", {*split}, {intListAttr("perm", r.perm)})
+            : std::nullopt;
+  if (!moved)
+    return llvm::failure();
+  return node.emitOutput(0, "reshape", {*moved},
+                         {shapeAttr("shape", r.result, names)});
+}
+
+/// DepthToSpace-13: channel c*b*b + ... moves to the block of rows and
+/// columns. Mode DCR (the default) takes the block index as the outer part
+/// of the channel, [N, b, b, C/b^2, H, W]; CRD as the inner part,
+/// [N, C/b^2, b, b, H, W].
+llvm::LogicalResult convertDepthToSpace(NodeImporter &node) {
+  auto blocks = readBlocks(node);
+  if (!blocks)
+    return llvm::failure();
+  auto &[shape, b] = *blocks;
+  std::string mode = node.stringAttr("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD")
+    return node.invalid("its mode '" + mode + "' is neither DCR nor CRD");
+  if (b == 1)
+    return node.setOutput(0, node.input(0));
+  std::optional<ShapeExpr> depth = divideDim(node, shape[1], b * b, "channel dim");
+  if (!depth)
+    return llvm::failure();
+  ShapeExpr block = ShapeExpr::constant(b);
+  const ShapeExpr &n = shape[0], &h = shape[2], &w = shape[3];
+  BlockRearrangement r;
+  if (mode == "DCR") {
+    r.split = {n, block, block, *depth, h, w};
+    r.perm = {0, 3, 4, 1, 5, 2};
+  } else {
+    r.split = {n, *depth, block, block, h, w};
+    r.perm = {0, 1, 4, 2, 5, 3};
+  }
+  r.result = {n, *depth, *ShapeExpr::mul(h, block), *ShapeExpr::mul(w, block)};
+  return emitRearrangement(node, r);
+}
+
+/// SpaceToDepth-13: each b*b block of rows and columns becomes channels,
+/// [N, C, H/b, b, W/b, b] transposed to [N, b, b, C, H/b, W/b].
+llvm::LogicalResult convertSpaceToDepth(NodeImporter &node) {
+  auto blocks = readBlocks(node);
+  if (!blocks)
+    return llvm::failure();
+  auto &[shape, b] = *blocks;
+  if (b == 1)
+    return node.setOutput(0, node.input(0));
+  std::optional<ShapeExpr> h = divideDim(node, shape[2], b, "height");
+  std::optional<ShapeExpr> w =
+      h ? divideDim(node, shape[3], b, "width") : std::nullopt;
+  if (!w)
+    return llvm::failure();
+  ShapeExpr block = ShapeExpr::constant(b);
+  const ShapeExpr &n = shape[0], &c = shape[1];
+  BlockRearrangement r;
+  r.split = {n, c, *h, block, *w, block};
+  r.perm = {0, 3, 5, 1, 2, 4};
+  r.result = {n, *ShapeExpr::mul(c, ShapeExpr::constant(b * b)), *h, *w};
+  return emitRearrangement(node, r);
+}
+
 } // namespace
 
 void txc::onnximport::addShapeConverters(std::vector<ConverterEntry> &table) {
@@ -644,5 +783,8 @@ void txc::onnximport::addShapeConverters(std::vector<ConverterEntry> &table) {
                    {"Range", 11, 17, convertRange},
                    {"Split", 13, 17, convertSplit},
                    {"Pad", 13, 17, convertPad},
+                   {"Tile", 13, 17, convertTile},
+                   {"DepthToSpace", 13, 17, convertDepthToSpace},
+                   {"SpaceToDepth", 13, 17, convertSpaceToDepth},
                });
 }
