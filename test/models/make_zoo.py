@@ -74,6 +74,24 @@ class Encoder(torch.nn.Module):
         return self.encoder(self.embedding(ids))
 
 
+class SeqRnn(torch.nn.Module):
+    """A recurrent text classifier: embedding, a 2-layer batch-first
+    nn.LSTM, an nn.GRU over its outputs, a linear layer on the GRU's last
+    hidden state (ONNX LSTM and GRU, txc while loops)."""
+
+    def __init__(self, vocab=1000, dim=32, hidden=64, classes=4):
+        super().__init__()
+        self.embedding = torch.nn.Embedding(vocab, dim)
+        self.lstm = torch.nn.LSTM(dim, hidden, num_layers=2, batch_first=True)
+        self.gru = torch.nn.GRU(hidden, hidden // 2, batch_first=True)
+        self.fc = torch.nn.Linear(hidden // 2, classes)
+
+    def forward(self, ids):
+        x, _ = self.lstm(self.embedding(ids))
+        _, h = self.gru(x)
+        return self.fc(h[-1])
+
+
 class ConvBn(torch.nn.Module):
     """A small CNN whose batch norms the export keeps (TrainingMode.PRESERVE):
     after a conv (folded at import), after a depthwise conv, and after a
@@ -119,6 +137,11 @@ MODELS = {
                  {"ids": {0: "batch", 1: "S"}},
                  ["batch=1:16", "S=1:128"],
                  [(1, 1), (5, 37), (16, 128)], False),
+    "seqrnn": (SeqRnn,
+               lambda p: {"ids": torch.randint(0, 1000, (p[0], p[1]))},
+               {"ids": {0: "batch", 1: "S"}},
+               ["batch=1:8", "S=1:64"],
+               [(1, 1), (3, 17), (8, 64)], False),
     "convbn": (ConvBn, lambda p: {"x": torch.randn(p[0], 3, 16, 16)},
                {"x": {0: "batch"}}, ["batch=1:8"],
                [(1, 0), (3, 0), (8, 0)], False),
