@@ -367,6 +367,17 @@ Value collapseView(MLIRGen &gen, Location at, Value source,
 Value expandView(MLIRGen &gen, Location at, Value source,
                  const TensorType &resultType,
                  llvm::ArrayRef<ReassociationIndices> groups) {
+  // The converse of collapseView's case: a static source dim expands to a
+  // group with a symbolic dim only when another dim of the group is a
+  // static 0, which tensor.expand_shape rejects; the tensor is empty.
+  auto sourceType = mlir::cast<RankedTensorType>(source.getType());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    bool dynamicResult = llvm::any_of(groups[g], [&](int64_t d) {
+      return !resultType.shape[d].isConstant();
+    });
+    if (dynamicResult && !sourceType.isDynamicDim(g))
+      return gen.emptyTensor(resultType, at);
+  }
   bool severalSymbolsInAGroup = llvm::any_of(groups, [&](const auto &group) {
     return llvm::count_if(group, [&](int64_t d) {
              return !resultType.shape[d].isConstant();
