@@ -279,13 +279,30 @@ Value MLIRGen::lowerConstant(const ConstantDecl &constant) {
 // The kernel function
 //===----------------------------------------------------------------------===//
 
-/// The tensor `value` views, through reshapes, slices, pads and casts
-/// (which may all fold away), or `value` itself if it is computed.
+/// A linalg.generic that copies its one input unchanged (a `broadcast` to
+/// the same shape, `floor` of an integer): the canonicalizer folds it into
+/// its input.
+static bool isIdentityGeneric(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumResults() != 1)
+    return false;
+  Value input = generic.getDpsInputOperand(0)->get();
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  return input.getType() == generic.getResult(0).getType() &&
+         llvm::all_of(generic.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); }) &&
+         yield.getValues()[0] == generic.getBody()->getArgument(0);
+}
+
+/// The tensor `value` views, through reshapes, slices, pads, casts and
+/// identity copies (which may all fold away), or `value` itself if it is
+/// computed.
 static Value viewedTensor(Value value) {
   while (Operation *op = value.getDefiningOp()) {
     if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp,
              tensor::ExtractSliceOp, tensor::PadOp, tensor::CastOp,
-             tensor::ReshapeOp>(op))
+             tensor::ReshapeOp>(op) &&
+        !isIdentityGeneric(op))
       break;
     value = op->getOperand(0);
   }

@@ -51,6 +51,8 @@ enum class ElementwiseDomain {
   Total,          ///< unary: any value
   PositiveDomain, ///< unary: values above 0 (log, sqrt)
   Discontinuous,  ///< unary: a rounding of its operand may flip the result
+                  ///< (floor) or move it without bound (tan near a
+                  ///< pole, asin near 1)
   Arithmetic,     ///< binary: the operands' dtype
   Comparison,     ///< binary: a bool result
   Logical,        ///< binary: bitwise on integers, logical on bool

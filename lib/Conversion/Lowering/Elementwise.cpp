@@ -126,8 +126,13 @@ Value inComputeType(Scalar &s, ValueRange args, ScalarFn fn) {
 /// ignores the sign of zero, and LLVM 19 lowers the f16 intrinsic it
 /// becomes after instcombine wrongly for (0, NaN) on x86.
 Value ieeeMaxMin(Scalar &s, Value x, Value y, bool isMax) {
+  // Unordered, although NaNs are handled below: LLVM's instruction selection
+  // turns `select(x < c, x, c)` with an ordered compare and a constant `c`
+  // into fminnum, which x86 legalizes with a call to fminf for f16 and bf16
+  // (computed in float), a function objects may not import. An unordered
+  // compare returns x when it is NaN, which no libm function implements.
   Value larger = s.cmpf(
-      isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, x, y);
+      isMax ? arith::CmpFPredicate::UGT : arith::CmpFPredicate::ULT, x, y);
   Value result = s.select(larger, x, y);
   // Equal values differ only for zeros: and-ing the bits gives +0 if either
   // is +0, or-ing gives -0 if either is -0.

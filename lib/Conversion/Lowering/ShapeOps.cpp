@@ -412,6 +412,21 @@ FailureOr<SmallVector<Value>> lowerTile(MLIRGen &gen,
                           lowering.resultType(), groups));
 }
 
+/// A reshape of a constant as a constant of the result type, or null. MLIR
+/// 19's elementwise fusion crashes on a linalg.copy of a constant collapsed
+/// to rank 0 (a `squeeze` of a `[1,1]` constant that another output also
+/// returns); a constant needs no view anyway.
+Value reshapedConstant(MLIRGen &gen, Location at, Value source,
+                       const TensorType &resultType) {
+  auto constant = source.getDefiningOp<arith::ConstantOp>();
+  auto attr = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
+                       : DenseElementsAttr();
+  RankedTensorType type = gen.tensorType(resultType);
+  if (!attr || !type.hasStaticShape())
+    return nullptr;
+  return gen.builder().create<arith::ConstantOp>(at, type, attr.reshape(type));
+}
+
 } // namespace
 
 OpFoldResult foldResult(MLIRGen &gen, const ShapeExpr &expr, Location at) {
@@ -431,6 +446,8 @@ SmallVector<OpFoldResult> foldResults(MLIRGen &gen, const Shape &shape,
 Value collapseView(MLIRGen &gen, Location at, Value source,
                    const TensorType &resultType,
                    llvm::ArrayRef<ReassociationIndices> groups) {
+  if (Value folded = reshapedConstant(gen, at, source, resultType))
+    return folded;
   // A group with a symbolic dim collapses to a static dim only when another
   // dim of the group is a static 0 (a product of nonzero polynomials is not
   // constant): tensor.collapse_shape rejects that type, and the tensor has
@@ -450,6 +467,8 @@ Value collapseView(MLIRGen &gen, Location at, Value source,
 Value expandView(MLIRGen &gen, Location at, Value source,
                  const TensorType &resultType,
                  llvm::ArrayRef<ReassociationIndices> groups) {
+  if (Value folded = reshapedConstant(gen, at, source, resultType))
+    return folded;
   // The converse of collapseView's case: a static dim expands into a group
   // with a symbolic dim only when another dim of the group is a static 0
   // ([0] to [S,0]), which tensor.expand_shape rejects; the tensor has no

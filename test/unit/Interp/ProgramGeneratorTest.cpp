@@ -1,6 +1,8 @@
 //===- ProgramGeneratorTest.cpp - The random program generator ------------===//
+#include "txc/Program/OpRegistry.h"
 #include "txc/Testing/Minimizer.h"
 #include "txc/Testing/ProgramGenerator.h"
+#include "txc/Testing/Tolerance.h"
 
 #include <gtest/gtest.h>
 
@@ -94,6 +96,61 @@ TEST(ProgramGenerator, OpCountBounds) {
     ASSERT_EQ(p.generatorError, "");
     EXPECT_LE(p.nodes.size(), 10u); // a step may add helper nodes
   }
+}
+
+// What the tolerances cannot absorb: a Discontinuous op (floor, tan near a
+// pole, asin near 1) of a rounded operand, where a last-bit difference
+// becomes a large one, or of a dtype it does not take (tan of an integer: a
+// verifier error), and a rounded float widened by a cast (f32's rounding
+// compared with f64's tolerance). A float result of a Rounded op is never
+// exact, so neither may feed those directly.
+TEST(ProgramGenerator, RoundedValuesAreNotAmplified) {
+  unsigned tans = 0, widenings = 0;
+  for (uint64_t seed = 0; seed < 400; ++seed) {
+    GeneratedProgram p = generateProgram(seed);
+    DiagnosticEngine diags;
+    std::unique_ptr<Program> program =
+        verifyProgramText(p.toJson(), "p.json", diags);
+    ASSERT_NE(program, nullptr) << "seed " << seed;
+    std::map<std::string, const Node *> producers;
+    std::map<std::string, DType> dtypes;
+    for (const ValueDecl &in : program->inputs)
+      dtypes[in.name] = in.type.dtype;
+    for (const ConstantDecl &c : program->constants)
+      dtypes[c.name] = c.type.dtype;
+    for (const Node &n : program->body.nodes) {
+      const Node *x = nullptr;
+      DType from = DType::F32;
+      if (!n.operands.empty()) {
+        std::string ref = n.operands[0];
+        std::string value = ref.substr(0, ref.find(':'));
+        x = producers.count(value) ? producers[value] : nullptr;
+        if (dtypes.count(ref))
+          from = dtypes[ref];
+      }
+      bool rounded = x && isFloat(from) &&
+                     getOpInfo(x->kind).numerics == Numerics::Rounded;
+      const OpInfo &info = getOpInfo(n.kind);
+      if (info.domain == ElementwiseDomain::Discontinuous) {
+        tans += n.opName == "tan";
+        EXPECT_TRUE(acceptsDType(info.dtypes, from))
+            << "seed " << seed << " node " << n.name;
+        EXPECT_FALSE(rounded) << "seed " << seed << " node " << n.name;
+      }
+      DType to = n.resultTypes[0].dtype;
+      if (n.opName == "cast" && isFloat(from) && isFloat(to) &&
+          toleranceFor(to).rtol < toleranceFor(from).rtol) {
+        ++widenings;
+        EXPECT_FALSE(rounded) << "seed " << seed << " node " << n.name;
+      }
+      producers[n.name] = &n;
+      for (size_t r = 0; r < n.resultTypes.size(); ++r)
+        dtypes[r ? n.name + ":" + std::to_string(r) : n.name] =
+            n.resultTypes[r].dtype;
+    }
+  }
+  EXPECT_GT(tans, 0u);
+  EXPECT_GT(widenings, 0u);
 }
 
 // The minimizer keeps the failure and shrinks everything else: here the
