@@ -184,6 +184,17 @@ private:
   std::optional<std::vector<ImportedValue>>
   emitNode(llvm::StringRef op, llvm::ArrayRef<ImportedValue> operands,
            std::vector<NodeAttr> attrs, std::string name);
+  /// A node of `op` reading `operands` (constants made of known ones).
+  std::optional<Node> startNode(llvm::StringRef op,
+                                llvm::ArrayRef<ImportedValue> operands,
+                                std::vector<NodeAttr> attrs, std::string name);
+  /// Appends the node to the current graph; its results have `types`.
+  std::vector<ImportedValue> appendNode(Node txcNode,
+                                        llvm::ArrayRef<TensorType> types);
+  /// Sets the node's outputs 0, 1, ... that are used to `results`.
+  void setOutputs(llvm::ArrayRef<ImportedValue> results);
+  /// A new name for an intermediate node, after the node's output 0.
+  std::string freshName(llvm::StringRef op);
 
   GraphImporter &graph;
   const onnx::NodeProto &node;
@@ -354,6 +365,10 @@ MaybeValue emitIf(NodeImporter &node, llvm::StringRef op,
                   std::vector<NodeAttr> attrs = {});
 /// Sets output 0 to `value` when it was made.
 llvm::LogicalResult outputIf(NodeImporter &node, MaybeValue value);
+/// Sets each output i that the graph uses to values[i], which must have
+/// been made (LSTM's Y, Y_h, Y_c; DynamicQuantizeLinear's three).
+llvm::LogicalResult outputsIf(NodeImporter &node,
+                              llvm::ArrayRef<MaybeValue> values);
 
 /// An ONNX axis attribute normalized for `rank` (negative counts from the
 /// end); nullopt when out of range.

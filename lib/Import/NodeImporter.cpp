@@ -112,10 +112,9 @@ NodeImporter::requireKnownDoubles(unsigned i, llvm::StringRef what) {
 // Results
 //===----------------------------------------------------------------------===//
 
-std::optional<std::vector<ImportedValue>>
-NodeImporter::emitNode(llvm::StringRef op,
-                       llvm::ArrayRef<ImportedValue> operands,
-                       std::vector<NodeAttr> attrs, std::string name) {
+std::optional<Node> NodeImporter::startNode(
+    llvm::StringRef op, llvm::ArrayRef<ImportedValue> operands,
+    std::vector<NodeAttr> attrs, std::string name) {
   const OpInfo *info = lookupOp(op);
   if (!info)
     llvm::report_fatal_error("txc import: no txc op '" + llvm::Twine(op) + "'");
@@ -124,26 +123,17 @@ NodeImporter::emitNode(llvm::StringRef op,
   txcNode.opName = op.str();
   txcNode.kind = info->kind;
   txcNode.attributes = std::move(attrs);
-  std::vector<TensorType> operandTypes;
   for (const ImportedValue &operand : operands) {
     std::optional<std::string> ref = graph.materialize(operand, index);
     if (!ref)
       return std::nullopt;
     txcNode.operands.push_back(*ref);
-    operandTypes.push_back(operand.type);
   }
-  InferenceContext context(graph.program, txcNode, operandTypes);
-  std::vector<TensorType> types = inferResultTypes(context);
-  if (!context.problems.empty()) {
-    const InferenceContext::Problem &problem = context.problems.front();
-    std::string notes;
-    for (const std::string &note : problem.notes)
-      notes += (notes.empty() ? "" : "; ") + note;
-    if (notes.empty())
-      notes = "docs/ops.md describes what '" + op.str() + "' accepts";
-    unsupported("txc's '" + op + "' rejects it: " + problem.message, notes);
-    return std::nullopt;
-  }
+  return txcNode;
+}
+
+std::vector<ImportedValue>
+NodeImporter::appendNode(Node txcNode, llvm::ArrayRef<TensorType> types) {
   graph.descriptions[txcNode.name] =
       "ONNX node " + nodeLabel(node, index) + " (" + node.op_type() + ")";
   std::vector<ImportedValue> results;
@@ -157,13 +147,47 @@ NodeImporter::emitNode(llvm::StringRef op,
   return results;
 }
 
+void NodeImporter::setOutputs(llvm::ArrayRef<ImportedValue> results) {
+  for (unsigned r = 0; r < results.size() && r < numOutputs(); ++r)
+    if (!node.output(r).empty())
+      (void)setOutput(r, results[r]);
+}
+
+std::optional<std::vector<ImportedValue>>
+NodeImporter::emitNode(llvm::StringRef op,
+                       llvm::ArrayRef<ImportedValue> operands,
+                       std::vector<NodeAttr> attrs, std::string name) {
+  std::optional<Node> txcNode =
+      startNode(op, operands, std::move(attrs), std::move(name));
+  if (!txcNode)
+    return std::nullopt;
+  std::vector<TensorType> operandTypes;
+  for (const ImportedValue &operand : operands)
+    operandTypes.push_back(operand.type);
+  InferenceContext context(graph.program, *txcNode, operandTypes);
+  std::vector<TensorType> types = inferResultTypes(context);
+  if (!context.problems.empty()) {
+    const InferenceContext::Problem &problem = context.problems.front();
+    std::string notes;
+    for (const std::string &note : problem.notes)
+      notes += (notes.empty() ? "" : "; ") + note;
+    if (notes.empty())
+      notes = "docs/ops.md describes what '" + op.str() + "' accepts";
+    unsupported("txc's '" + op + "' rejects it: " + problem.message, notes);
+    return std::nullopt;
+  }
+  return appendNode(std::move(*txcNode), types);
+}
+
+std::string NodeImporter::freshName(llvm::StringRef op) {
+  return graph.names.fresh(graph.names.map(node.output(0)) + "_" + op.str());
+}
+
 std::optional<ImportedValue>
 NodeImporter::emit(llvm::StringRef op, llvm::ArrayRef<ImportedValue> operands,
                    std::vector<NodeAttr> attrs) {
-  std::string name =
-      graph.names.fresh(graph.names.map(node.output(0)) + "_" + op.str());
   std::optional<std::vector<ImportedValue>> results =
-      emitNode(op, operands, std::move(attrs), std::move(name));
+      emitNode(op, operands, std::move(attrs), freshName(op));
   if (!results)
     return std::nullopt;
   return results->front();
@@ -189,9 +213,7 @@ NodeImporter::emitOutputs(llvm::StringRef op,
       op, operands, std::move(attrs), graph.names.map(node.output(0)));
   if (!results)
     return llvm::failure();
-  for (unsigned r = 0; r < results->size() && r < numOutputs(); ++r)
-    if (!node.output(r).empty())
-      (void)setOutput(r, (*results)[r]);
+  setOutputs(*results);
   return llvm::success();
 }
 
@@ -200,33 +222,12 @@ std::optional<std::vector<ImportedValue>> NodeImporter::emitRegionNode(
     std::vector<NodeAttr> attrs,
     std::vector<std::pair<std::string, std::unique_ptr<Graph>>> regions,
     llvm::ArrayRef<TensorType> resultTypes) {
-  const OpInfo *info = lookupOp(op);
-  if (!info)
-    llvm::report_fatal_error("txc import: no txc op '" + llvm::Twine(op) + "'");
-  Node txcNode;
-  txcNode.name =
-      graph.names.fresh(graph.names.map(node.output(0)) + "_" + op.str());
-  txcNode.opName = op.str();
-  txcNode.kind = info->kind;
-  txcNode.attributes = std::move(attrs);
-  txcNode.regions = std::move(regions);
-  for (const ImportedValue &operand : operands) {
-    std::optional<std::string> ref = graph.materialize(operand, index);
-    if (!ref)
-      return std::nullopt;
-    txcNode.operands.push_back(*ref);
-  }
-  graph.descriptions[txcNode.name] =
-      "ONNX node " + nodeLabel(node, index) + " (" + node.op_type() + ")";
-  std::vector<ImportedValue> results;
-  for (unsigned r = 0; r < resultTypes.size(); ++r) {
-    ImportedValue value;
-    value.type = resultTypes[r];
-    value.ref = r == 0 ? txcNode.name : txcNode.name + ":" + std::to_string(r);
-    results.push_back(std::move(value));
-  }
-  graph.current->nodes.push_back(std::move(txcNode));
-  return results;
+  std::optional<Node> txcNode =
+      startNode(op, operands, std::move(attrs), freshName(op));
+  if (!txcNode)
+    return std::nullopt;
+  txcNode->regions = std::move(regions);
+  return appendNode(std::move(*txcNode), resultTypes);
 }
 
 llvm::LogicalResult NodeImporter::emitRegionOutputs(
@@ -237,9 +238,7 @@ llvm::LogicalResult NodeImporter::emitRegionOutputs(
       emitRegionNode(op, operands, {}, std::move(regions), resultTypes);
   if (!results)
     return llvm::failure();
-  for (unsigned r = 0; r < results->size() && r < numOutputs(); ++r)
-    if (!node.output(r).empty())
-      (void)setOutput(r, (*results)[r]);
+  setOutputs(*results);
   return llvm::success();
 }
 
@@ -354,4 +353,16 @@ MaybeValue txc::onnximport::emitIf(NodeImporter &node, llvm::StringRef op,
 llvm::LogicalResult txc::onnximport::outputIf(NodeImporter &node,
                                               MaybeValue value) {
   return value ? node.setOutput(0, *value) : llvm::failure();
+}
+
+llvm::LogicalResult
+txc::onnximport::outputsIf(NodeImporter &node,
+                           llvm::ArrayRef<MaybeValue> values) {
+  for (unsigned i = 0; i < values.size() && i < node.numOutputs(); ++i) {
+    if (node.outputName(i).empty())
+      continue;
+    if (!values[i] || llvm::failed(node.setOutput(i, *values[i])))
+      return llvm::failure();
+  }
+  return llvm::success();
 }

@@ -55,10 +55,8 @@ llvm::LogicalResult convertIf(NodeImporter &node) {
           *node.importer().current);
       if (!outputs)
         return llvm::failure();
-      for (unsigned i = 0; i < outputs->size() && i < node.numOutputs(); ++i)
-        if (llvm::failed(node.setOutput(i, (*outputs)[i])))
-          return llvm::failure();
-      return llvm::success();
+      return outputsIf(node, std::vector<MaybeValue>(outputs->begin(),
+                                                     outputs->end()));
     }
   }
   auto thenRegion = std::make_unique<Graph>();

@@ -385,12 +385,11 @@ llvm::LogicalResult convertConvTranspose(NodeImporter &node) {
   std::vector<int64_t> outputPadding = node.intsAttr("output_padding")
                                            .value_or(std::vector<int64_t>(
                                                rank - 2, 0));
-  if (outputPadding.size() != rank - 2 ||
-      llvm::failed(transposedPads(node, node.input(0).type.shape, *window,
+  if (outputPadding.size() != rank - 2)
+    return node.invalid("its output_padding does not match its dims");
+  if (llvm::failed(transposedPads(node, node.input(0).type.shape, *window,
                                   outputPadding)))
-    return outputPadding.size() != rank - 2
-               ? node.invalid("its output_padding does not match its dims")
-               : llvm::failure();
+    return llvm::failure();
   int64_t group = node.intAttr("group", 1);
   return withSpatialRank(node, rank, [&](ImportedValue x, bool oneDim) {
     Window w2 = oneDim ? asTwoDimensional(*window) : *window;

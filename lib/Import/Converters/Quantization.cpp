@@ -130,16 +130,8 @@ llvm::LogicalResult convertDynamicQuantizeLinear(NodeImporter &node) {
   MaybeValue quantized = emitIf(
       node, "add", {emitIf(node, "round", {emitIf(node, "div", {x, scale})}),
                     zeroPoint});
-  MaybeValue results[] = {castTo(node, quantized, DType::U8), scale,
-                          castTo(node, zeroPoint, DType::U8)};
-  for (unsigned i = 0; i < 3; ++i) {
-    if (!results[i])
-      return llvm::failure();
-    if (i < node.numOutputs() && !node.outputName(i).empty() &&
-        llvm::failed(node.setOutput(i, *results[i])))
-      return llvm::failure();
-  }
-  return llvm::success();
+  return outputsIf(node, {castTo(node, quantized, DType::U8), scale,
+                          castTo(node, zeroPoint, DType::U8)});
 }
 
 } // namespace

@@ -393,14 +393,7 @@ llvm::LogicalResult convertRecurrent(NodeImporter &node) {
     if (yc)
       yc = emitIf(node, "transpose", {yc}, {intListAttr("perm", {1, 0, 2})});
   }
-  MaybeValue results[] = {y, yh, yc};
-  for (unsigned i = 0; i < node.numOutputs() && i < 3; ++i) {
-    if (node.outputName(i).empty())
-      continue;
-    if (!results[i] || llvm::failed(node.setOutput(i, *results[i])))
-      return llvm::failure();
-  }
-  return llvm::success();
+  return outputsIf(node, {y, yh, yc});
 }
 
 } // namespace
