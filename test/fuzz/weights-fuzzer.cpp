@@ -16,6 +16,7 @@
 #include "txc/Frontend/WeightsFile.h"
 #include "txc/Program/NpyHeader.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
@@ -39,12 +40,16 @@ static void touch(const Blob &blob) {
 /// The bytes a dtype and shape need, or nullopt past 2^64.
 static std::optional<uint64_t> neededBytes(uint64_t elementSize,
                                            llvm::ArrayRef<int64_t> shape) {
-  uint64_t bytes = elementSize;
-  for (int64_t dim : shape) {
+  for (int64_t dim : shape)
     fuzz::check(dim >= 0, "a tensor has a negative dimension");
+  // A 0 anywhere means no bytes, even after dims whose product overflows
+  // ([2^33, 9, 2^32, 0] is a valid empty tensor).
+  if (llvm::is_contained(shape, 0))
+    return 0;
+  uint64_t bytes = elementSize;
+  for (int64_t dim : shape)
     if (__builtin_mul_overflow(bytes, uint64_t(dim), &bytes))
       return std::nullopt;
-  }
   return bytes;
 }
 
