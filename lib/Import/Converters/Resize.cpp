@@ -13,6 +13,7 @@
 #include "../Importer.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 #include <cmath>
@@ -21,6 +22,10 @@ using namespace txc;
 using namespace txc::onnximport;
 
 namespace {
+
+// The largest resized dim: each output index has its own entries in the
+// gather and weight tables the importer builds.
+constexpr int64_t kMaxResizedDim = int64_t(1) << 24;
 
 struct ResizeOptions {
   std::string mode;        // nearest, linear, cubic
@@ -183,19 +188,26 @@ llvm::LogicalResult convertResize(NodeImporter &node) {
     if (unchanged && options.coordinates != "tf_half_pixel_for_nn")
       continue; // every mode maps o to o
     std::optional<int64_t> in = dim.getConstant();
-    std::optional<int64_t> size =
-        sizes ? (*sizes)[d].getConstant()
-              : std::optional<int64_t>(
-                    in ? int64_t(std::floor(double(*in) * (*scales)[d])) : 0);
-    if (!in || !size)
+    if (!in || (sizes && !(*sizes)[d].getConstant()))
       return node.unsupported("it resizes the symbolic dim " + node.str({dim}),
                               "txc resizes static dims only");
-    int64_t out = *size;
-    double scale = sizes ? double(out) / double(*in) : (*scales)[d];
-    if (out < 1 || *in < 1)
+    // The tables below hold a few entries per output index: a dim beyond
+    // kMaxResizedDim (or a scale that is not a finite positive number) is
+    // rejected before any of them is built.
+    double exact = sizes ? double(*(*sizes)[d].getConstant())
+                         : std::floor(double(*in) * (*scales)[d]);
+    if (!sizes && !(std::isfinite((*scales)[d]) && (*scales)[d] > 0))
+      return node.invalid("its scale for dim " + llvm::Twine(d) + " is " +
+                          llvm::formatv("{0}", (*scales)[d]) +
+                          "; ONNX scales are positive");
+    if (*in < 1 || !(exact >= 1 && exact <= double(kMaxResizedDim)))
       return node.unsupported("it resizes a dim of " + llvm::Twine(*in) +
-                                  " elements to " + llvm::Twine(out),
-                              "");
+                                  " elements to " +
+                                  llvm::formatv("{0:F0}", exact),
+                              "txc resizes dims of 1 to " +
+                                  llvm::Twine(kMaxResizedDim) + " elements");
+    int64_t out = int64_t(exact);
+    double scale = sizes ? double(out) / double(*in) : (*scales)[d];
     y = resizeAxis(node, y, d, *in, out, scale, options);
   }
   return outputIf(node, y);
