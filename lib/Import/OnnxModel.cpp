@@ -17,6 +17,7 @@
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
+#include <mutex>
 #include <set>
 
 using namespace txc;
@@ -245,11 +246,62 @@ static bool checkOutputsDefined(const onnx::GraphProto &graph,
   return ok;
 }
 
+/// ConvTranspose's shape inference in libonnx 1.12 indexes X's and W's
+/// dims without checking that both have the rank the spec requires (equal,
+/// at least 3): a W of rank 2 or 0, or an X of rank 2, reads out of bounds
+/// and crashes the importer (found by txc-import-fuzzer). The check runs
+/// first and fails inference like any other shape error.
+static void checkConvTransposeRanks(onnx::InferenceContext &ctx) {
+  if (ctx.getNumInputs() < 2 || !onnx::hasInputShape(ctx, 0) ||
+      !onnx::hasInputShape(ctx, 1))
+    return;
+  int x = ctx.getInputType(0)->tensor_type().shape().dim_size();
+  int w = ctx.getInputType(1)->tensor_type().shape().dim_size();
+  if (x < 3 || w != x)
+    fail_shape_inference("X has rank ", x, " and W rank ", w,
+                         "; both need one rank of at least 3");
+}
+
+/// Wraps the shape inference of the ops whose libonnx implementation
+/// crashes on inputs it should reject, in every opset version, once per
+/// process. The version converter runs shape inference too, so this
+/// happens before anything else reads the model.
+static void guardLibonnxShapeInference() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct Guard {
+      const char *op;
+      void (*check)(onnx::InferenceContext &);
+    };
+    static const Guard guards[] = {{"ConvTranspose", checkConvTransposeRanks}};
+    for (const Guard &guard : guards) {
+      std::set<const onnx::OpSchema *> seen;
+      for (int opset = 1; opset <= int(kOnnxTargetOpset); ++opset) {
+        const onnx::OpSchema *schema =
+            onnx::OpSchemaRegistry::Schema(guard.op, opset, "");
+        if (!schema || !seen.insert(schema).second)
+          continue;
+        onnx::InferenceFunction original =
+            schema->GetTypeAndShapeInferenceFunction();
+        auto check = guard.check;
+        // The registry hands out const schemas; its entries are ordinary
+        // objects that live as long as the process.
+        const_cast<onnx::OpSchema *>(schema)->TypeAndShapeInferenceFunction(
+            [original, check](onnx::InferenceContext &ctx) {
+              check(ctx);
+              original(ctx);
+            });
+      }
+    }
+  });
+}
+
 std::shared_ptr<const onnx::ModelProto>
 txc::onnximport::loadOnnxModel(llvm::StringRef bytes,
                                llvm::StringRef displayName,
                                const OnnxImportOptions &options,
                                DiagnosticEngine &diags) {
+  guardLibonnxShapeInference();
   std::shared_ptr<onnx::ModelProto> model =
       parseModel(bytes, displayName, diags);
   if (!model || !inlineExternalData(*model, options, displayName, diags))
