@@ -1,5 +1,5 @@
 # lit configuration for txc. Test files: *.test, *.json (with RUN lines in
-# a split-file header), *.c and *.mlir under test/lit and test/e2e.
+# a split-file header), *.c, and *.mlir (txc-opt) under test/lit and test/e2e.
 import os
 import stat
 import lit.formats
@@ -7,7 +7,7 @@ import lit.util
 
 config.name = "txc"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".test"]
+config.suffixes = [".test", ".mlir"]
 config.test_source_root = os.path.join(config.txc_src_root, "test")
 config.test_exec_root = os.path.join(config.txc_obj_root, "test")
 config.excludes = ["Inputs", "CMakeLists.txt", "unit", "lit.cfg.py",

@@ -23,21 +23,14 @@
 using namespace mlir;
 
 namespace txc {
+#define GEN_PASS_DEF_FMATOLLVMPASS
+#include "Passes.h.inc"
+
 namespace {
 
 class FmaToLLVMPass
-    : public PassWrapper<FmaToLLVMPass, OperationPass<ModuleOp>> {
+    : public impl::FmaToLLVMPassBase<FmaToLLVMPass> {
 public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FmaToLLVMPass)
-
-  StringRef getArgument() const final { return "txc-fma-to-llvm"; }
-  StringRef getDescription() const final {
-    return "Lower math.fma to llvm.intr.fma (before math-to-libm)";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<LLVM::LLVMDialect>();
-  }
-
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     LLVMTypeConverter converter(context);
@@ -56,9 +49,5 @@ public:
 };
 
 } // namespace
-
-std::unique_ptr<Pass> createFmaToLLVMPass() {
-  return std::make_unique<FmaToLLVMPass>();
-}
 
 } // namespace txc

@@ -24,6 +24,9 @@
 using namespace mlir;
 
 namespace txc {
+#define GEN_PASS_DEF_FOLDBIASINTOMATMULPASS
+#include "Passes.h.inc"
+
 namespace {
 
 /// The contraction producing `value` if it accumulates into a zero fill and
@@ -95,15 +98,8 @@ struct FoldBiasAdd : OpRewritePattern<linalg::GenericOp> {
 };
 
 class FoldBiasIntoMatmulPass
-    : public PassWrapper<FoldBiasIntoMatmulPass,
-                         OperationPass<func::FuncOp>> {
+    : public impl::FoldBiasIntoMatmulPassBase<FoldBiasIntoMatmulPass> {
 public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FoldBiasIntoMatmulPass)
-
-  StringRef getArgument() const final { return "txc-fold-bias-into-matmul"; }
-  StringRef getDescription() const final {
-    return "Accumulate matmuls into their broadcast bias";
-  }
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FoldBiasAdd>(&getContext());
@@ -114,9 +110,5 @@ public:
 };
 
 } // namespace
-
-std::unique_ptr<Pass> createFoldBiasIntoMatmulPass() {
-  return std::make_unique<FoldBiasIntoMatmulPass>();
-}
 
 } // namespace txc

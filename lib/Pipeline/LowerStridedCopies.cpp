@@ -21,6 +21,9 @@
 using namespace mlir;
 
 namespace txc {
+#define GEN_PASS_DEF_LOWERSTRIDEDCOPIESPASS
+#include "Passes.h.inc"
+
 namespace {
 
 /// The condition under which MemRefToLLVM copies with memcpy.
@@ -31,17 +34,8 @@ bool copiesWithMemcpy(Type type) {
 }
 
 class LowerStridedCopiesPass
-    : public PassWrapper<LowerStridedCopiesPass, OperationPass<func::FuncOp>> {
+    : public impl::LowerStridedCopiesPassBase<LowerStridedCopiesPass> {
 public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerStridedCopiesPass)
-
-  StringRef getArgument() const final { return "txc-lower-strided-copies"; }
-  StringRef getDescription() const final {
-    return "Turn memref.copy ops that are not contiguous into linalg.copy";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<linalg::LinalgDialect>();
-  }
   void runOnOperation() override {
     SmallVector<memref::CopyOp> strided;
     getOperation().walk([&](memref::CopyOp copy) {
@@ -59,9 +53,5 @@ public:
 };
 
 } // namespace
-
-std::unique_ptr<Pass> createLowerStridedCopiesPass() {
-  return std::make_unique<LowerStridedCopiesPass>();
-}
 
 } // namespace txc

@@ -35,6 +35,9 @@
 using namespace mlir;
 
 namespace txc {
+#define GEN_PASS_DEF_LOWERVECTORSPASS
+#include "Passes.h.inc"
+
 namespace {
 
 /// Canonicalization (with `extra` patterns) then CSE: hoisting needs the
@@ -111,20 +114,8 @@ public:
 };
 
 class LowerVectorsPass
-    : public PassWrapper<LowerVectorsPass, OperationPass<func::FuncOp>> {
+    : public impl::LowerVectorsPassBase<LowerVectorsPass> {
 public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerVectorsPass)
-
-  StringRef getArgument() const final { return "txc-lower-vectors"; }
-  StringRef getDescription() const final {
-    return "Hoist and lower vector ops after bufferization";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<affine::AffineDialect, arith::ArithDialect,
-                    math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
-                    vector::VectorDialect>();
-  }
-
   void runOnOperation() override {
     func::FuncOp function = getOperation();
     MLIRContext *context = &getContext();
@@ -189,9 +180,5 @@ public:
 };
 
 } // namespace
-
-std::unique_ptr<Pass> createLowerVectorsPass() {
-  return std::make_unique<LowerVectorsPass>();
-}
 
 } // namespace txc

@@ -25,24 +25,17 @@
 using namespace mlir;
 
 namespace txc {
+#define GEN_PASS_DEF_OUTLINELOOPSPASS
+#include "Passes.h.inc"
+
 namespace {
 
 /// Kernels with at most this many top-level loop nests stay whole.
 constexpr size_t kMaxInlineNests = 16;
 
 class OutlineLoopsPass
-    : public PassWrapper<OutlineLoopsPass, OperationPass<ModuleOp>> {
+    : public impl::OutlineLoopsPassBase<OutlineLoopsPass> {
 public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(OutlineLoopsPass)
-
-  StringRef getArgument() const final { return "txc-outline-loops"; }
-  StringRef getDescription() const final {
-    return "Outline the loop nests of large kernels into functions";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<func::FuncDialect, LLVM::LLVMDialect, scf::SCFDialect>();
-  }
-
   void runOnOperation() override {
     SmallVector<func::FuncOp> kernels(getOperation().getOps<func::FuncOp>());
     for (func::FuncOp kernel : kernels)
@@ -89,9 +82,5 @@ private:
 };
 
 } // namespace
-
-std::unique_ptr<Pass> createOutlineLoopsPass() {
-  return std::make_unique<OutlineLoopsPass>();
-}
 
 } // namespace txc

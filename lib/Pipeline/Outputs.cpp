@@ -26,6 +26,10 @@
 using namespace mlir;
 
 namespace txc {
+#define GEN_PASS_DEF_FOLDINPLACEOUTPUTSPASS
+#define GEN_PASS_DEF_RETURNRESULTSINOUTPUTSPASS
+#include "Passes.h.inc"
+
 namespace {
 
 /// True if `value` is computed by updating `dest` in place: a chain of
@@ -55,14 +59,8 @@ bool isUpdateOf(Value value, Value dest) {
 }
 
 class FoldInPlaceOutputsPass
-    : public PassWrapper<FoldInPlaceOutputsPass, OperationPass<func::FuncOp>> {
+    : public impl::FoldInPlaceOutputsPassBase<FoldInPlaceOutputsPass> {
 public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FoldInPlaceOutputsPass)
-
-  StringRef getArgument() const final { return "txc-fold-in-place-outputs"; }
-  StringRef getDescription() const final {
-    return "Drop materializations of outputs computed in place";
-  }
   void runOnOperation() override {
     getOperation().walk([](bufferization::MaterializeInDestinationOp op) {
       if (op.getResult() && isa<TensorType>(op.getDest().getType()) &&
@@ -77,17 +75,8 @@ public:
 };
 
 class ReturnResultsInOutputsPass
-    : public PassWrapper<ReturnResultsInOutputsPass,
-                         OperationPass<func::FuncOp>> {
+    : public impl::ReturnResultsInOutputsPassBase<ReturnResultsInOutputsPass> {
 public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ReturnResultsInOutputsPass)
-
-  StringRef getArgument() const final {
-    return "txc-return-results-in-outputs";
-  }
-  StringRef getDescription() const final {
-    return "Write returned buffers into the output arguments";
-  }
   void runOnOperation() override {
     func::FuncOp function = getOperation();
     unsigned numResults = function.getNumResults();
@@ -121,13 +110,5 @@ public:
 };
 
 } // namespace
-
-std::unique_ptr<Pass> createFoldInPlaceOutputsPass() {
-  return std::make_unique<FoldInPlaceOutputsPass>();
-}
-
-std::unique_ptr<Pass> createReturnResultsInOutputsPass() {
-  return std::make_unique<ReturnResultsInOutputsPass>();
-}
 
 } // namespace txc

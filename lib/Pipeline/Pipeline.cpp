@@ -70,7 +70,7 @@ void addTensorOptimizationPasses(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (options.optLevel >= 2) {
-    pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass(options.vector));
+    pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass(tileAndVectorizeOptions(options.vector)));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }

@@ -20,6 +20,9 @@
 using namespace mlir;
 
 namespace txc {
+#define GEN_PASS_DEF_SPLITEMPTYTENSORSPASS
+#include "Passes.h.inc"
+
 namespace {
 
 /// Uses that keep sharing one empty tensor. Neighbouring ops whose results
@@ -29,14 +32,8 @@ namespace {
 constexpr size_t kUsesPerEmpty = 8;
 
 class SplitEmptyTensorsPass
-    : public PassWrapper<SplitEmptyTensorsPass, OperationPass<func::FuncOp>> {
+    : public impl::SplitEmptyTensorsPassBase<SplitEmptyTensorsPass> {
 public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SplitEmptyTensorsPass)
-
-  StringRef getArgument() const final { return "txc-split-empty-tensors"; }
-  StringRef getDescription() const final {
-    return "Split tensor.empty ops with many uses into several";
-  }
   void runOnOperation() override {
     // Uses in program order, so that each group holds neighbouring ops.
     llvm::MapVector<tensor::EmptyOp, SmallVector<OpOperand *>> uses;
@@ -77,9 +74,5 @@ public:
 };
 
 } // namespace
-
-std::unique_ptr<Pass> createSplitEmptyTensorsPass() {
-  return std::make_unique<SplitEmptyTensorsPass>();
-}
 
 } // namespace txc

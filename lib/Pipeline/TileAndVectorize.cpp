@@ -46,6 +46,9 @@
 using namespace mlir;
 
 namespace txc {
+#define GEN_PASS_DEF_TILEANDVECTORIZEPASS
+#include "Passes.h.inc"
+
 namespace {
 
 /// Largest static iteration space (in elements) that is vectorized as a
@@ -1288,7 +1291,6 @@ void unrollDepthwiseTaps(RewriterBase &rewriter,
                          linalg::DepthwiseConv2DNchwChwOp op) {
   Value input = op.getDpsInputs()[0], filter = op.getDpsInputs()[1];
   Value init = op.getDpsInits()[0];
-  auto inputType = cast<RankedTensorType>(input.getType());
   auto filterType = cast<RankedTensorType>(filter.getType());
   auto outType = cast<RankedTensorType>(init.getType());
   bool allF32 = llvm::all_of(op->getOperandTypes(), [](Type type) {
@@ -1455,26 +1457,19 @@ void cleanupAfterVectorization(Operation *root) {
 }
 
 class TileAndVectorizePass
-    : public PassWrapper<TileAndVectorizePass,
-                         OperationPass<func::FuncOp>> {
+    : public impl::TileAndVectorizePassBase<TileAndVectorizePass> {
 public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TileAndVectorizePass)
-
-  explicit TileAndVectorizePass(VectorTarget target) : target(target) {}
-
-  StringRef getArgument() const final { return "txc-tile-and-vectorize"; }
-  StringRef getDescription() const final {
-    return "Tile, peel and vectorize linalg ops for the target";
-  }
-  void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<affine::AffineDialect, arith::ArithDialect,
-                    scf::SCFDialect, tensor::TensorDialect,
-                    vector::VectorDialect>();
-  }
+  using Base::Base;
 
   void runOnOperation() override {
     func::FuncOp function = getOperation();
     IRRewriter rewriter(&getContext());
+    if (vectorBits != 128 && vectorBits != 256 && vectorBits != 512) {
+      function.emitError("txc-tile-and-vectorize: vector-bits is ")
+          << unsigned(vectorBits) << "; 128, 256 or 512 are supported";
+      return signalPassFailure();
+    }
+    VectorTarget target{vectorBits, vectorRegisters};
     Strategy strategy(target, rewriter);
 
     SmallVector<linalg::LinalgOp> matmuls, elementwise;
@@ -1536,15 +1531,15 @@ public:
     vectorizeStaticOps(function, rewriter);
     cleanupAfterVectorization(function);
   }
-
-private:
-  VectorTarget target;
 };
 
 } // namespace
 
-std::unique_ptr<Pass> createTileAndVectorizePass(VectorTarget target) {
-  return std::make_unique<TileAndVectorizePass>(target);
+TileAndVectorizePassOptions tileAndVectorizeOptions(VectorTarget target) {
+  TileAndVectorizePassOptions options;
+  options.vectorBits = target.vectorBits;
+  options.vectorRegisters = target.vectorRegisters;
+  return options;
 }
 
 } // namespace txc

@@ -33,6 +33,9 @@
 using namespace mlir;
 
 namespace txc {
+#define GEN_PASS_DEF_WORKSPACEPASS
+#include "Passes.h.inc"
+
 
 WorkspacePlan planWorkspace(llvm::ArrayRef<WorkspaceBuffer> buffers) {
   WorkspacePlan plan;
@@ -180,14 +183,8 @@ uint64_t placeInWorkspace(func::FuncOp function) {
 }
 
 class WorkspacePass
-    : public PassWrapper<WorkspacePass, OperationPass<ModuleOp>> {
+    : public impl::WorkspacePassBase<WorkspacePass> {
 public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(WorkspacePass)
-
-  StringRef getArgument() const final { return "txc-workspace"; }
-  StringRef getDescription() const final {
-    return "Place large static temporaries in a caller-provided workspace";
-  }
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // The kernel is the module's only public function.
@@ -209,9 +206,5 @@ public:
 };
 
 } // namespace
-
-std::unique_ptr<Pass> createWorkspacePass() {
-  return std::make_unique<WorkspacePass>();
-}
 
 } // namespace txc

@@ -237,4 +237,29 @@ TEST(Docs, ArchitectureNamesEveryPassOfThePipeline) {
         << "`) in docs/architecture.md";
 }
 
+TEST(Docs, EveryPassOfPassesTdHasAnIRTest) {
+  std::string passes = readSource("lib/Pipeline/Passes.td");
+  // The lit tests of test/lit/passes run each pass by its argument.
+  std::string tests;
+  std::error_code error;
+  std::string directory = std::string(TXC_SOURCE_DIR) + "/test/lit/passes";
+  for (llvm::sys::fs::directory_iterator it(directory, error), end;
+       it != end && !error; it.increment(error))
+    if (llvm::sys::path::extension(it->path()) == ".mlir")
+      tests += readSource("test/lit/passes/" +
+                          llvm::sys::path::filename(it->path()).str());
+  ASSERT_FALSE(error) << directory << ": " << error.message();
+  llvm::Regex declared("Pass<\"(txc-[a-z-]+)\"");
+  llvm::SmallVector<llvm::StringRef, 2> match;
+  unsigned count = 0;
+  for (llvm::StringRef rest = passes; declared.match(rest, &match);
+       rest = rest.substr(rest.find(match[0]) + match[0].size())) {
+    ++count;
+    EXPECT_NE(tests.find("--" + match[1].str()), std::string::npos)
+        << "the pass " << match[1].str()
+        << " of lib/Pipeline/Passes.td has no test in test/lit/passes";
+  }
+  EXPECT_GE(count, 10u);
+}
+
 } // namespace

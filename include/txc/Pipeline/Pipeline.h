@@ -72,6 +72,12 @@ mlir::LogicalResult runTxcPipeline(mlir::ModuleOp module, MLIRStage last,
                                    const PipelineOptions &options,
                                    mlir::TimingScope &timing);
 
+/// Registers txc's passes (lib/Pipeline/Passes.td) and each stage above as
+/// a pass pipeline (txc-tensor-optimization, txc-bufferization,
+/// txc-loop-lowering, txc-llvm-lowering, and txc-pipeline for all), for
+/// tools/txc-opt.
+void registerTxcPassesAndPipelines();
+
 } // namespace txc
 
 #endif

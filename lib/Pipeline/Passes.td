@@ -1,0 +1,136 @@
+//===- Passes.td - txc's own MLIR passes -------------------*- tablegen -*-===//
+//
+// Every pass txc adds to MLIR's, in pipeline order (Pipeline.cpp assembles
+// them). mlir-tblgen generates each pass's base class, its options and the
+// registration that tools/txc-opt uses (GEN_PASS_DECL / GEN_PASS_DEF /
+// GEN_PASS_REGISTRATION in Passes.h.inc).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TXC_PIPELINE_PASSES
+#define TXC_PIPELINE_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+//===- On tensors --------------------------------------------------------===//
+
+def FoldBiasIntoMatmulPass
+    : Pass<"txc-fold-bias-into-matmul", "mlir::func::FuncOp"> {
+  let summary = "Accumulate matmuls into their broadcast bias";
+  let description = [{
+    Rewrites `add(matmul(A, B, fill(0)), bias)` so that the matmul
+    accumulates into the broadcast bias: the bias add disappears into the
+    accumulator's initial value.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def FoldInPlaceOutputsPass
+    : Pass<"txc-fold-in-place-outputs", "mlir::func::FuncOp"> {
+  let summary = "Drop materializations of outputs computed in place";
+  let description = [{
+    Removes the `bufferization.materialize_in_destination` of an output
+    whose value is already computed in its output argument.
+  }];
+}
+
+def TileAndVectorizePass
+    : Pass<"txc-tile-and-vectorize", "mlir::func::FuncOp"> {
+  let summary = "Tile, peel and vectorize linalg ops for the target";
+  let description = [{
+    Tiles matmuls (register and cache tiles), convolutions, elementwise ops
+    and row reductions for the target's vector unit, peels partial tiles so
+    that the main body has static shapes, and vectorizes every small static
+    linalg op.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"128",
+           "Width of the target's vector registers: 128, 256 or 512">,
+    Option<"vectorRegisters", "vector-registers", "unsigned",
+           /*default=*/"16", "Number of vector registers of the target">,
+  ];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+    "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
+    "mlir::vector::VectorDialect"
+  ];
+}
+
+//===- Around bufferization ----------------------------------------------===//
+
+def SplitEmptyTensorsPass
+    : Pass<"txc-split-empty-tensors", "mlir::func::FuncOp"> {
+  let summary = "Split tensor.empty ops with many uses into several";
+  let description = [{
+    Splits a `tensor.empty` with many uses (merged by CSE) into copies of a
+    few neighbouring uses each, so that one-shot bufferization analyzes
+    small alias sets.
+  }];
+}
+
+def ReturnResultsInOutputsPass
+    : Pass<"txc-return-results-in-outputs", "mlir::func::FuncOp"> {
+  let summary = "Write returned buffers into the output arguments";
+  let description = [{
+    After bufferization: copies every returned buffer that is not its
+    output argument into it and drops all results.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
+def WorkspacePass : Pass<"txc-workspace", "mlir::ModuleOp"> {
+  let summary = "Place large static temporaries in a caller-provided workspace";
+  let description = [{
+    After stack promotion: places the kernel's top-level allocations of
+    static shape in one workspace, its new last argument (Workspace.cpp,
+    txc/Pipeline/Workspace.h).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def LowerVectorsPass : Pass<"txc-lower-vectors", "mlir::func::FuncOp"> {
+  let summary = "Hoist and lower vector ops after bufferization";
+  let description = [{
+    Folds subviews into transfers, hoists loop-invariant accumulators out of
+    reduction loops, lowers contractions to FMAs and transfers to plain
+    loads and stores, and computes f32 exp on vectors inline.
+  }];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+    "mlir::math::MathDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect", "mlir::vector::VectorDialect"
+  ];
+}
+
+def OutlineLoopsPass : Pass<"txc-outline-loops", "mlir::ModuleOp"> {
+  let summary = "Outline the loop nests of large kernels into functions";
+  let description = [{
+    Outlines each top-level loop nest of a kernel with many of them into a
+    private, never-inlined function, so that compile time grows linearly.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::LLVM::LLVMDialect", "mlir::scf::SCFDialect"];
+}
+
+//===- Towards LLVM ------------------------------------------------------===//
+
+def LowerStridedCopiesPass
+    : Pass<"txc-lower-strided-copies", "mlir::func::FuncOp"> {
+  let summary = "Turn memref.copy ops that are not contiguous into linalg.copy";
+  let description = [{
+    Turns every memref.copy that MemRefToLLVM would lower to a call of
+    MLIR's runtime (`memrefCopy`) into a linalg.copy.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def FmaToLLVMPass : Pass<"txc-fma-to-llvm", "mlir::ModuleOp"> {
+  let summary = "Lower math.fma to llvm.intr.fma (before math-to-libm)";
+  let description = [{
+    Lowers math.fma to llvm.intr.fma, so that ConvertMathToLibm does not
+    make it a call of fmaf per lane.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+#endif // TXC_PIPELINE_PASSES
