@@ -112,6 +112,17 @@ def OutlineLoopsPass : Pass<"txc-outline-loops", "mlir::ModuleOp"> {
                            "mlir::LLVM::LLVMDialect", "mlir::scf::SCFDialect"];
 }
 
+def MergeIdenticalFunctionsPass
+    : Pass<"txc-merge-identical-functions", "mlir::ModuleOp"> {
+  let summary = "Call one copy of identical private functions";
+  let description = [{
+    Every call of a private function goes to the first function of the
+    module whose IR (without locations and names) is identical; the other
+    copies are erased, so that the rest of the pipeline and LLVM compile
+    each distinct outlined loop nest once.
+  }];
+}
+
 //===- Towards LLVM ------------------------------------------------------===//
 
 def LowerStridedCopiesPass

@@ -127,6 +127,8 @@ void addBufferizationPasses(OpPassManager &pm, const PipelineOptions &options) {
   if (options.optLevel >= 2)
     pm.addNestedPass<func::FuncOp>(createLowerVectorsPass());
   pm.addPass(createOutlineLoopsPass());
+  // Repeated layers outline into identical nests: compile each once.
+  pm.addPass(createMergeIdenticalFunctionsPass());
 }
 
 void addLoopLoweringPasses(OpPassManager &pm, const PipelineOptions &options) {
