@@ -246,17 +246,19 @@ static bool checkOutputsDefined(const onnx::GraphProto &graph,
   return ok;
 }
 
-/// ConvTranspose's shape inference in libonnx 1.12 indexes X's and W's
+/// libonnx 1.12's shape inference of the convolutions indexes X's and W's
 /// dims without checking that both have the rank the spec requires (equal,
-/// at least 3): a W of rank 2 or 0, or an X of rank 2, reads out of bounds
-/// and crashes the importer (found by txc-import-fuzzer). The check runs
-/// first and fails inference like any other shape error.
-static void checkConvTransposeRanks(onnx::InferenceContext &ctx) {
-  if (ctx.getNumInputs() < 2 || !onnx::hasInputShape(ctx, 0) ||
-      !onnx::hasInputShape(ctx, 1))
+/// at least 3): ConvTranspose with a W of rank 2 or 0 or an X of rank 2,
+/// and convPoolShapeInference (Conv, ConvInteger, QLinearConv) with a W of
+/// another rank than X, read out of bounds and crashed the importer (found
+/// by txc-import-fuzzer). The check runs first and fails inference like
+/// any other shape error.
+template <int XIndex, int WIndex>
+static void checkConvolutionRanks(onnx::InferenceContext &ctx) {
+  if (!onnx::hasInputShape(ctx, XIndex) || !onnx::hasInputShape(ctx, WIndex))
     return;
-  int x = ctx.getInputType(0)->tensor_type().shape().dim_size();
-  int w = ctx.getInputType(1)->tensor_type().shape().dim_size();
+  int x = ctx.getInputType(XIndex)->tensor_type().shape().dim_size();
+  int w = ctx.getInputType(WIndex)->tensor_type().shape().dim_size();
   if (x < 3 || w != x)
     fail_shape_inference("X has rank ", x, " and W rank ", w,
                          "; both need one rank of at least 3");
@@ -273,7 +275,12 @@ static void guardLibonnxShapeInference() {
       const char *op;
       void (*check)(onnx::InferenceContext &);
     };
-    static const Guard guards[] = {{"ConvTranspose", checkConvTransposeRanks}};
+    static const Guard guards[] = {
+        {"ConvTranspose", checkConvolutionRanks<0, 1>},
+        {"Conv", checkConvolutionRanks<0, 1>},
+        {"ConvInteger", checkConvolutionRanks<0, 1>},
+        {"QLinearConv", checkConvolutionRanks<0, 3>},
+    };
     for (const Guard &guard : guards) {
       std::set<const onnx::OpSchema *> seen;
       for (int opset = 1; opset <= int(kOnnxTargetOpset); ++opset) {
