@@ -17,6 +17,7 @@
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -264,41 +265,59 @@ static void checkConvolutionRanks(onnx::InferenceContext &ctx) {
                          "; both need one rank of at least 3");
 }
 
-/// Wraps the shape inference of the ops whose libonnx implementation
-/// crashes on inputs it should reject, in every opset version, once per
-/// process. The version converter runs shape inference too, so this
-/// happens before anything else reads the model.
+/// Replaces the inference function of `schema` (a registry entry: they are
+/// handed out const, but are ordinary objects that live as long as the
+/// process).
+static void setInference(const onnx::OpSchema &schema,
+                         onnx::InferenceFunction function) {
+  const_cast<onnx::OpSchema &>(schema).TypeAndShapeInferenceFunction(
+      std::move(function));
+}
+
+/// Makes libonnx's shape inference safe to run on any model, once per
+/// process, before anything reads one (the version converter infers shapes
+/// too). libonnx 1.12 crashes on some inputs it should reject (the import
+/// fuzzer found ConvTranspose, Conv, ConvInteger and MaxUnpool, each an
+/// unchecked index into a dim list):
+///  * the ops txc imports (or that the version converter turns into one:
+///    Upsample) keep their inference, with a check first where it crashed;
+///  * every other op infers nothing. Its node cannot be imported anyway
+///    (the importer lists it), and nodes that read its outputs are not
+///    imported either, so no shape of theirs is needed.
 static void guardLibonnxShapeInference() {
   static std::once_flag once;
   std::call_once(once, [] {
-    struct Guard {
-      const char *op;
-      void (*check)(onnx::InferenceContext &);
-    };
-    static const Guard guards[] = {
-        {"ConvTranspose", checkConvolutionRanks<0, 1>},
-        {"Conv", checkConvolutionRanks<0, 1>},
-        {"ConvInteger", checkConvolutionRanks<0, 1>},
-        {"QLinearConv", checkConvolutionRanks<0, 3>},
-    };
-    for (const Guard &guard : guards) {
-      std::set<const onnx::OpSchema *> seen;
-      for (int opset = 1; opset <= int(kOnnxTargetOpset); ++opset) {
-        const onnx::OpSchema *schema =
-            onnx::OpSchemaRegistry::Schema(guard.op, opset, "");
-        if (!schema || !seen.insert(schema).second)
-          continue;
-        onnx::InferenceFunction original =
-            schema->GetTypeAndShapeInferenceFunction();
-        auto check = guard.check;
-        // The registry hands out const schemas; its entries are ordinary
-        // objects that live as long as the process.
-        const_cast<onnx::OpSchema *>(schema)->TypeAndShapeInferenceFunction(
-            [original, check](onnx::InferenceContext &ctx) {
-              check(ctx);
-              original(ctx);
-            });
+    static const std::map<std::string, void (*)(onnx::InferenceContext &)>
+        checks = {
+            {"ConvTranspose", checkConvolutionRanks<0, 1>},
+            {"Conv", checkConvolutionRanks<0, 1>},
+            {"ConvInteger", checkConvolutionRanks<0, 1>},
+            {"QLinearConv", checkConvolutionRanks<0, 3>},
+        };
+    std::vector<std::string> supported = supportedOnnxOps();
+    std::set<std::string> inferred(supported.begin(), supported.end());
+    inferred.insert("Upsample");
+    for (const onnx::OpSchema &entry :
+         onnx::OpSchemaRegistry::get_all_schemas_with_history()) {
+      const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
+          entry.Name(), entry.SinceVersion(), entry.domain());
+      if (!schema)
+        continue;
+      bool standard = entry.domain().empty() || entry.domain() == "ai.onnx";
+      if (!standard || !inferred.count(entry.Name())) {
+        setInference(*schema, [](onnx::InferenceContext &) {});
+        continue;
       }
+      auto check = checks.find(entry.Name());
+      if (check == checks.end())
+        continue;
+      setInference(*schema, [original =
+                                 schema->GetTypeAndShapeInferenceFunction(),
+                             check = check->second](
+                                onnx::InferenceContext &ctx) {
+        check(ctx);
+        original(ctx);
+      });
     }
   });
 }
