@@ -442,14 +442,15 @@ Value comesBefore(OpBuilder &b, Location at, bool largest, bool isUnsigned,
     Value nanFirst = b.create<arith::AndIOp>(
         at, nan, b.create<arith::XOrIOp>(at, number, trueValue));
     first = b.create<arith::OrIOp>(at, ordered, nanFirst);
-    equal = b.create<arith::OrIOp>(
-        at, b.create<arith::CmpFOp>(at, arith::CmpFPredicate::OEQ, a, c),
-        b.create<arith::AndIOp>(at, aIsNaN, cIsNaN));
+    Value equalNumbers =
+        b.create<arith::CmpFOp>(at, arith::CmpFPredicate::OEQ, a, c);
+    Value bothNaN = b.create<arith::AndIOp>(at, aIsNaN, cIsNaN);
+    equal = b.create<arith::OrIOp>(at, equalNumbers, bothNaN);
   }
   Value lowerIndex =
       b.create<arith::CmpIOp>(at, arith::CmpIPredicate::slt, i, j);
-  return b.create<arith::OrIOp>(at, first,
-                                b.create<arith::AndIOp>(at, equal, lowerIndex));
+  Value tie = b.create<arith::AndIOp>(at, equal, lowerIndex);
+  return b.create<arith::OrIOp>(at, first, tie);
 }
 
 /// topk by k selection steps: an scf.for over r in [0, k) whose step is one
@@ -513,12 +514,14 @@ FailureOr<SmallVector<Value>> lowerTopK(MLIRGen &gen,
           return nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, index,
                                           zeroIndex);
         };
-        Value eligible = nb.create<arith::OrIOp>(
-            l, isNone(pi),
-            comesBefore(nb, l, largest, isUnsigned, pv, pi, x, j));
-        Value better = nb.create<arith::OrIOp>(
-            l, isNone(bi),
-            comesBefore(nb, l, largest, isUnsigned, x, j, bv, bi));
+        // Statements, not nested calls, so that the IR's order does not
+        // depend on the compiler's order of evaluating arguments.
+        Value first = isNone(pi);
+        Value after = comesBefore(nb, l, largest, isUnsigned, pv, pi, x, j);
+        Value eligible = nb.create<arith::OrIOp>(l, first, after);
+        Value noBest = isNone(bi);
+        Value before = comesBefore(nb, l, largest, isUnsigned, x, j, bv, bi);
+        Value better = nb.create<arith::OrIOp>(l, noBest, before);
         Value take = nb.create<arith::AndIOp>(l, eligible, better);
         return SmallVector<Value>{nb.create<arith::SelectOp>(l, take, x, bv),
                                   nb.create<arith::SelectOp>(l, take, j, bi)};
