@@ -1,7 +1,7 @@
 //===- Reductions.cpp - Evaluators of reductions and normalizations -------===//
 //
-// sum, mean, max, min, prod, argmax, argmin, cumsum, softmax, log_softmax,
-// layer_norm and rms_norm; docs/ops.md, "Reductions and normalization".
+// sum, mean, max, min, prod, argmax, argmin, topk, cumsum, softmax,
+// log_softmax, layer_norm and rms_norm; docs/ops.md, "Reductions and normalization".
 //
 // Each op sees its operand as slices: a slice is the set of elements that
 // share their indices on the kept (not reduced) dims. Slices are numbered in
@@ -21,6 +21,7 @@
 #include "txc/Interp/OpEvaluator.h"
 #include "txc/Program/Attributes.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -305,6 +306,70 @@ llvm::Expected<std::vector<Tensor>> evalArgExtremum(const OpEvalContext &ctx) {
 }
 
 //===----------------------------------------------------------------------===//
+// topk
+//===----------------------------------------------------------------------===//
+
+/// Whether `x` comes before `y` in topk's order of values: larger first
+/// (smaller with !largest), NaN larger than every number and equal to
+/// another NaN, -0 equal to +0. Equal values keep their index order.
+template <class C> bool comesFirst(C x, C y, bool largest) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (std::isnan(x) || std::isnan(y))
+      return std::isnan(largest ? x : y) && !std::isnan(largest ? y : x);
+  }
+  return largest ? x > y : x < y;
+}
+
+/// topk of each slice along the axis: its positions stably sorted by
+/// comesFirst (so ties keep the lower index first, as ONNX specifies), the
+/// first k stored. The values are copied as stored, bit for bit.
+llvm::Expected<std::vector<Tensor>> evalTopK(const OpEvalContext &ctx) {
+  const Tensor &input = ctx.operand(0);
+  const Node &node = ctx.getNode();
+  auto axis = readAxis(ctx, getIntAttr(node, "axis", -1), input.rank());
+  if (!axis)
+    return axis.takeError();
+  int64_t k = getIntAttr(node, "k", 0);
+  bool largest = getBoolAttr(node, "largest", true);
+  auto values = ctx.makeResult(0);
+  if (!values)
+    return values.takeError();
+  auto indices = ctx.makeResult(1);
+  if (!indices)
+    return indices.takeError();
+  if (llvm::Error err = checkDType(ctx, input.dtype(), isNumeric))
+    return err;
+  Slices in(input.shape(), {*axis}), out(values->shape(), {*axis});
+  if (values->dtype() != input.dtype() || indices->dtype() != DType::I64 ||
+      in.count() != out.count() || out.size() != k || k > in.size())
+    return ctx.internalError("the results are " + values->typeString() +
+                             " and " + indices->typeString() + " for " +
+                             input.typeString() + " and k " + llvm::Twine(k));
+  dispatchNumeric(input.dtype(), [&](auto traits) {
+    using T = decltype(traits);
+    using S = typename T::Storage;
+    std::vector<int64_t> order(in.size());
+    for (int64_t s = 0; s < in.count(); ++s) {
+      for (int64_t p = 0; p < in.size(); ++p)
+        order[p] = p;
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        return comesFirst(read<T>(input, in.element(s, a)),
+                          read<T>(input, in.element(s, b)), largest);
+      });
+      for (int64_t r = 0; r < k; ++r) {
+        values->store(out.element(s, r),
+                      input.load<S>(in.element(s, order[r])));
+        indices->store<int64_t>(out.element(s, r), order[r]);
+      }
+    }
+  });
+  std::vector<Tensor> results;
+  results.push_back(std::move(*values));
+  results.push_back(std::move(*indices));
+  return results;
+}
+
+//===----------------------------------------------------------------------===//
 // cumsum
 //===----------------------------------------------------------------------===//
 
@@ -530,6 +595,7 @@ void txc::registerReductionOps(OpEvaluatorTable &table) {
   table.add(OpKind::ReduceMin, evalExtremum);
   table.add(OpKind::ArgMax, evalArgExtremum);
   table.add(OpKind::ArgMin, evalArgExtremum);
+  table.add(OpKind::TopK, evalTopK);
   table.add(OpKind::CumSum, evalCumSum);
   table.add(OpKind::Softmax, evalSoftmax);
   table.add(OpKind::LogSoftmax, evalSoftmax);

@@ -248,6 +248,7 @@ private:
   bool genReduction();
   bool genSoftmax();
   bool genCumSum();
+  bool genTopK();
   bool genNorm();
   bool genMatmul();
   bool genLinear();
@@ -777,6 +778,31 @@ bool Generator::genCumSum() {
   if (chance(40))
     attrs.push_back({"reverse", chance(75) ? "true" : "false"});
   return addNode("cumsum", {x->ref}, attrs, true) != nullptr;
+}
+
+bool Generator::genTopK() {
+  if (!allowedOp("topk") || !allowedDType(DType::I64))
+    return false;
+  // Exact operands only, as for argmax: a last-bit difference can reorder
+  // two nearly equal values and so change the indices.
+  const Value *x = choose([](const Value &v) {
+    return v.type.dtype != DType::Bool && !v.type.shape.empty() && v.exact;
+  });
+  if (!x)
+    return false;
+  int64_t rank = x->type.shape.size();
+  int64_t axis = range(0, rank - 1);
+  // k fits the smallest value the dim can take; k = 0 too.
+  int64_t most = std::min<int64_t>(dimBounds(x->type.shape[axis]).min, 5);
+  std::vector<std::pair<std::string, std::string>> attrs = {
+      {"k", std::to_string(range(0, std::max<int64_t>(most, 0)))}};
+  if (axis != rank - 1 || chance(30))
+    attrs.push_back({"axis", std::to_string(chance(30) ? axis - rank : axis)});
+  if (chance(40))
+    attrs.push_back({"largest", chance(50) ? "true" : "false"});
+  if (chance(20))
+    attrs.push_back({"sorted", chance(50) ? "true" : "false"});
+  return addNode("topk", {x->ref}, attrs, true, 2) != nullptr;
 }
 
 bool Generator::genNorm() {
@@ -1424,7 +1450,7 @@ GeneratedProgram Generator::run() {
       {&Generator::genPad, 2},        {&Generator::genBroadcast, 3},
       {&Generator::genSplit, 2},      {&Generator::genConvPool, 2},
       {&Generator::genGather, 2},     {&Generator::genCumSum, 2},
-      {&Generator::genTile, 2}};
+      {&Generator::genTile, 2},       {&Generator::genTopK, 2}};
   unsigned total = 0;
   for (auto &g : generators)
     total += g.second;
@@ -1489,7 +1515,8 @@ std::vector<std::string> txc::generatableOps() {
         "broadcast_to", "reshape",    "transpose",       "permute",
         "squeeze",    "unsqueeze",    "flatten",         "concat",
         "slice",      "pad",          "split",           "conv2d",
-        "max_pool2d", "avg_pool2d",   "global_avg_pool", "gather"})
+        "max_pool2d", "avg_pool2d",   "global_avg_pool", "gather",
+        "topk"})
     ops.push_back(op);
   return ops;
 }

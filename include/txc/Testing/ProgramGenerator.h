@@ -24,12 +24,13 @@
 //    select, casts, shape ops, max/min reductions, ...) of exact values are
 //    exact, and transcendental functions, sums, products, contractions and
 //    normalizations are not. Discontinuous ops (floor, ceil, round, sign,
-//    tan, asin, acos, acosh, atanh, mod, comparisons, argmax/argmin, float-to-integer/bool casts) only
-//    take exact operands, so a last-bit difference allowed by the tolerance
-//    is never amplified into a different integer, branch or a large
-//    difference near a pole; a value that is not exact is never cast to a
-//    float dtype of a tighter tolerance (f32 to f64), which would compare
-//    its rounding with the wider dtype's tolerance;
+//    tan, asin, acos, acosh, atanh, mod, comparisons, argmax/argmin, topk,
+//    float-to-integer/bool casts) only take exact operands, so a last-bit
+//    difference allowed by the tolerance is never amplified into a
+//    different integer, branch or a large difference near a pole; a value
+//    that is not exact is never cast to a float dtype of a tighter
+//    tolerance (f32 to f64), which would compare its rounding with the
+//    wider dtype's tolerance;
 //  * constants are multiples of 0.25 in [-4, 4] (exact in every float
 //    dtype), integers in [-8, 8].
 //

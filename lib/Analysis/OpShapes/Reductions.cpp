@@ -2,9 +2,10 @@
 //
 // sum/mean/max/min/prod reduce over `axes` (all axes when absent),
 // argmax/argmin over one `axis` (the flattened tensor when absent),
-// softmax/log_softmax and cumsum along one `axis`, and layer_norm/rms_norm over the
-// trailing `normalized_ndim` dims. docs/ops.md, "Reductions and
-// normalization", states the semantics these rules check.
+// softmax/log_softmax, cumsum and topk along one `axis`, and
+// layer_norm/rms_norm over the trailing `normalized_ndim` dims.
+// docs/ops.md, "Reductions and normalization", states the semantics these
+// rules check.
 //
 //===----------------------------------------------------------------------===//
 #include "txc/Analysis/ShapeInference.h"
@@ -171,6 +172,56 @@ std::vector<TensorType> inferArgReduce(InferenceContext &ctx) {
   return {TensorType{DType::I64, reducedShape(shape, axes, keepDims)}};
 }
 
+/// topk: the k largest (smallest) elements along `axis` (default -1) and
+/// their i64 indices, both of the operand's shape with that dim k. k must
+/// fit the dim for every value of its symbols: txc checks it here, at verify
+/// time, rather than with a guard at run time (a symbolic dim needs a
+/// declared min of at least k).
+std::vector<TensorType> inferTopK(InferenceContext &ctx) {
+  if (!ctx.requireDType(0, isArithmetic, "a numeric dtype"))
+    return {};
+  auto axis = readAxis(ctx, getIntAttr(ctx.node, "axis", -1),
+                       ctx.attrLoc("axis"), !hasAttr(ctx.node, "axis"));
+  if (!axis)
+    return {};
+  const Shape &shape = ctx.operands[0].shape;
+  const ShapeExpr &dim = shape[*axis];
+  int64_t k = getIntAttr(ctx.node, "k", 0);
+  std::string node = "'" + ctx.opName() + "' node '" + ctx.node.name + "'";
+  if (k < 0) {
+    ctx.fail(ctx.attrLoc("k"), "bad-attribute",
+             "'k' of " + node + " is " + std::to_string(k) +
+                 "; it must not be negative");
+    return {};
+  }
+  Interval bounds = dim.bounds(ctx.program.symbolRanges());
+  if (bounds.min < k) {
+    std::vector<std::string> notes;
+    if (auto id = dim.getSingleSymbol())
+      notes.push_back("symbol '" + ctx.program.symbols[*id].name +
+                      "' is declared with min " +
+                      std::to_string(ctx.program.symbols[*id].min) +
+                      "; declare \"min\": " + std::to_string(k) +
+                      " or more if the dimension is never smaller");
+    std::string where = "dimension " + std::to_string(*axis) + " (" +
+                        ctx.str(dim) + ") of shape " + ctx.str(shape);
+    ctx.fail(ctx.attrLoc("k"), "bad-attribute",
+             "'k' of " + node + " is " + std::to_string(k) +
+                 (dim.isConstant()
+                      ? ", larger than " + where
+                      : ", but " + where + " can be as small as " +
+                            std::to_string(bounds.min)) +
+                 "; k must be at most the dimension for every value of the "
+                 "symbols",
+             std::move(notes));
+    return {};
+  }
+  Shape selected = shape;
+  selected[*axis] = ShapeExpr::constant(k);
+  return {TensorType{ctx.operands[0].dtype, selected},
+          TensorType{DType::I64, selected}};
+}
+
 /// softmax/log_softmax: same type as the operand, along `axis` (default -1).
 std::vector<TensorType> inferSoftmax(InferenceContext &ctx) {
   if (!ctx.requireDType(0, isFloat, "a floating-point dtype") ||
@@ -240,6 +291,7 @@ void txc::registerReductionShapeRules(ShapeRuleTable &table) {
     table.add(kind, inferReduce);
   table.add(OpKind::ArgMax, inferArgReduce);
   table.add(OpKind::ArgMin, inferArgReduce);
+  table.add(OpKind::TopK, inferTopK);
   table.add(OpKind::Softmax, inferSoftmax);
   table.add(OpKind::LogSoftmax, inferSoftmax);
   table.add(OpKind::CumSum, inferCumSum);

@@ -8,7 +8,8 @@
 // reduced tensors it needs through indexing maps, never through a
 // materialized broadcast. f16/bf16 are computed in f32 and rounded once.
 // cumsum, whose every element depends on the ones before it, is an scf.for
-// along its axis (lowerCumSum).
+// along its axis (lowerCumSum); topk an scf.for of k selection steps
+// (lowerTopK).
 //
 //===----------------------------------------------------------------------===//
 #include "../MLIRGen.h"
@@ -411,6 +412,137 @@ FailureOr<SmallVector<Value>> lowerArgReduce(MLIRGen &gen,
 }
 
 //===----------------------------------------------------------------------===//
+// topk
+//===----------------------------------------------------------------------===//
+
+/// Whether (a, i) comes before (c, j) in topk's order: a larger value first
+/// (a smaller one unless `largest`), NaN larger than every number and equal
+/// to NaN, -0 equal to +0, equal values by the lower index. Indices differ,
+/// so the order is strict and total.
+Value comesBefore(OpBuilder &b, Location at, bool largest, bool isUnsigned,
+                  Value a, Value i, Value c, Value j) {
+  Value first, equal;
+  if (!isFloatValue(a)) {
+    arith::CmpIPredicate order =
+        isUnsigned
+            ? (largest ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::ult)
+            : (largest ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt);
+    first = b.create<arith::CmpIOp>(at, order, a, c);
+    equal = b.create<arith::CmpIOp>(at, arith::CmpIPredicate::eq, a, c);
+  } else {
+    // Ordered comparisons are false when either side is NaN.
+    Value aIsNaN = b.create<arith::CmpFOp>(at, arith::CmpFPredicate::UNO, a, a);
+    Value cIsNaN = b.create<arith::CmpFOp>(at, arith::CmpFPredicate::UNO, c, c);
+    Value ordered = b.create<arith::CmpFOp>(
+        at, largest ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, a,
+        c);
+    // The NaN goes first when largest, the number otherwise.
+    Value nan = largest ? aIsNaN : cIsNaN, number = largest ? cIsNaN : aIsNaN;
+    Value trueValue = b.create<arith::ConstantOp>(at, b.getBoolAttr(true));
+    Value nanFirst = b.create<arith::AndIOp>(
+        at, nan, b.create<arith::XOrIOp>(at, number, trueValue));
+    first = b.create<arith::OrIOp>(at, ordered, nanFirst);
+    Value equalNumbers =
+        b.create<arith::CmpFOp>(at, arith::CmpFPredicate::OEQ, a, c);
+    Value bothNaN = b.create<arith::AndIOp>(at, aIsNaN, cIsNaN);
+    equal = b.create<arith::OrIOp>(at, equalNumbers, bothNaN);
+  }
+  Value lowerIndex =
+      b.create<arith::CmpIOp>(at, arith::CmpIPredicate::slt, i, j);
+  Value tie = b.create<arith::AndIOp>(at, equal, lowerIndex);
+  return b.create<arith::OrIOp>(at, first, tie);
+}
+
+/// topk by k selection steps: an scf.for over r in [0, k) whose step is one
+/// reduction along the axis (a linalg.generic like argmax's, all rows in
+/// parallel) that finds, in every row, the first element in topk's order
+/// after the one step r-1 found; it inserts that value and index at r of
+/// the results. The order is total, so no element is taken twice and no
+/// mask is needed, and each reduction's result does not depend on the
+/// visiting order: O(n*k) comparisons per row, any shape, no sort buffer.
+/// Index -1 stands for "none yet" (the previous element of step 0, the best
+/// so far before the first element). The loop carries the two results,
+/// updated in place, and the previous step's values and indices (rows of
+/// the operand without the axis), which bufferization copies once per step:
+/// O(rows) next to the step's O(rows*n) comparisons.
+FailureOr<SmallVector<Value>> lowerTopK(MLIRGen &gen,
+                                        const NodeLowering &lowering) {
+  const Node &node = lowering.node;
+  const TensorType &type = lowering.operandTypes[0];
+  Location at = lowering.loc;
+  OpBuilder &b = gen.builder();
+  unsigned axis = *normalizeAxis(getIntAttr(node, "axis", -1), type.rank());
+  int64_t k = getIntAttr(node, "k", 0);
+  bool largest = getBoolAttr(node, "largest", true);
+  bool isUnsigned = type.dtype == DType::U8;
+  ReductionSpace space{type, {axis}};
+  TensorType rowType = space.reduced(type.dtype);
+  TensorType sliceType = type; // one element along the axis
+  sliceType.shape[axis] = ShapeExpr::constant(1);
+  Type element = gen.elementType(type.dtype);
+  Value zero = b.create<arith::ConstantOp>(at, b.getZeroAttr(element));
+  Value none = gen.scalar(DType::I64, -1, at);
+
+  Value prevValues = filledTensor(gen, rowType, zero, at);
+  Value prevIndices = filledTensor(gen, space.reduced(DType::I64), none, at);
+  Value lower = b.create<arith::ConstantIndexOp>(at, 0);
+  Value upper = b.create<arith::ConstantIndexOp>(at, k);
+  Value step = b.create<arith::ConstantIndexOp>(at, 1);
+  auto loop = b.create<scf::ForOp>(
+      at, lower, upper, step,
+      ValueRange{gen.emptyTensor(lowering.resultType(0), at),
+                 gen.emptyTensor(lowering.resultType(1), at), prevValues,
+                 prevIndices});
+
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value r = loop.getInductionVar();
+  MLIRContext &ctx = gen.context();
+  SmallVector<Value> inputs{lowering.operands[0], loop.getRegionIterArg(2),
+                           loop.getRegionIterArg(3)};
+  SmallVector<Value> best = buildReduction(
+      gen, at, space, inputs,
+      {space.identityMap(ctx), space.reducedMap(ctx), space.reducedMap(ctx)},
+      {{zero, type.dtype}, {none, DType::I64}},
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value x = args[0], pv = args[1], pi = args[2], bv = args[3],
+              bi = args[4];
+        Value j = nb.create<arith::IndexCastOp>(
+            l, nb.getI64Type(), nb.create<linalg::IndexOp>(l, axis));
+        Value zeroIndex = gen.scalar(nb, DType::I64, 0, l);
+        auto isNone = [&](Value index) {
+          return nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, index,
+                                          zeroIndex);
+        };
+        // Statements, not nested calls, so that the IR's order does not
+        // depend on the compiler's order of evaluating arguments.
+        Value first = isNone(pi);
+        Value after = comesBefore(nb, l, largest, isUnsigned, pv, pi, x, j);
+        Value eligible = nb.create<arith::OrIOp>(l, first, after);
+        Value noBest = isNone(bi);
+        Value before = comesBefore(nb, l, largest, isUnsigned, x, j, bv, bi);
+        Value better = nb.create<arith::OrIOp>(l, noBest, before);
+        Value take = nb.create<arith::AndIOp>(l, eligible, better);
+        return SmallVector<Value>{nb.create<arith::SelectOp>(l, take, x, bv),
+                                  nb.create<arith::SelectOp>(l, take, j, bi)};
+      });
+
+  SmallVector<OpFoldResult> offsets(type.rank(), b.getIndexAttr(0));
+  offsets[axis] = r;
+  SmallVector<OpFoldResult> sizes = foldResults(gen, sliceType.shape, at);
+  SmallVector<OpFoldResult> strides(type.rank(), b.getIndexAttr(1));
+  SmallVector<Value> next;
+  for (unsigned i = 0; i < 2; ++i) {
+    TensorType slice{i ? DType::I64 : type.dtype, sliceType.shape};
+    Value expanded = expandReducedDims(gen, at, best[i], slice, {axis});
+    next.push_back(b.create<tensor::InsertSliceOp>(
+        at, expanded, loop.getRegionIterArg(i), offsets, sizes, strides));
+  }
+  b.create<scf::YieldOp>(at, ValueRange{next[0], next[1], best[0], best[1]});
+  return SmallVector<Value>{loop.getResult(0), loop.getResult(1)};
+}
+
+//===----------------------------------------------------------------------===//
 // softmax, log_softmax
 //===----------------------------------------------------------------------===//
 
@@ -768,6 +900,7 @@ void registerReductionLowerings(LoweringTable &table) {
     table.add(kind, lowerReduce);
   table.add(OpKind::ArgMax, lowerArgReduce);
   table.add(OpKind::ArgMin, lowerArgReduce);
+  table.add(OpKind::TopK, lowerTopK);
   table.add(OpKind::Softmax, lowerSoftmax);
   table.add(OpKind::LogSoftmax, lowerLogSoftmax);
   table.add(OpKind::CumSum, lowerCumSum);

@@ -1,4 +1,4 @@
-//===- Normalization.cpp - softmax, normalizations, reductions, CumSum ---===//
+//===- Normalization.cpp - softmax, norms, reductions, CumSum, TopK -------===//
 #include "../Importer.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -308,6 +308,31 @@ llvm::LogicalResult convertCumSum(NodeImporter &node) {
   return node.emitOutput(0, "cumsum", {node.input(0)}, std::move(attrs));
 }
 
+/// TopK-11: K is input 1, a known scalar (or one element); axis, largest
+/// and sorted are txc's attributes (txc's results are always sorted, which
+/// ONNX allows for sorted=0 too). Values and Indices are txc's two results.
+llvm::LogicalResult convertTopK(NodeImporter &node) {
+  int64_t rank = node.input(0).type.rank();
+  std::optional<std::vector<int64_t>> given = node.requireStaticInts(1, "K");
+  if (!given)
+    return llvm::failure();
+  if (given->size() != 1)
+    return node.invalid("its K input has " + llvm::Twine(given->size()) +
+                        " elements, not 1");
+  if (given->front() < 0)
+    return node.invalid("its K " + llvm::Twine(given->front()) +
+                        " is negative");
+  std::optional<int64_t> axis =
+      normalizeOnnxAxis(node.intAttr("axis", -1), rank);
+  if (!axis)
+    return node.invalid("its axis is out of range");
+  return node.emitOutputs(
+      "topk", {node.input(0)},
+      {intAttr("k", given->front()), intAttr("axis", *axis),
+       boolAttr("largest", node.intAttr("largest", 1) != 0),
+       boolAttr("sorted", node.intAttr("sorted", 1) != 0)});
+}
+
 } // namespace
 
 void txc::onnximport::addNormalizationConverters(
@@ -335,5 +360,6 @@ void txc::onnximport::addNormalizationConverters(
           {"ArgMax", 13, 17, convertArgReduce<kArgMax>},
           {"ArgMin", 13, 17, convertArgReduce<kArgMin>},
           {"CumSum", 14, 17, convertCumSum},
+          {"TopK", 11, 17, convertTopK},
       });
 }
