@@ -81,18 +81,18 @@ std::optional<std::vector<int64_t>>
 NodeImporter::requireStaticInts(unsigned i, llvm::StringRef what) {
   const KnownTensor *tensor = known(i);
   if (!tensor) {
-    unsupported("its " + what + " (input " + llvm::Twine(i) +
-                    ") is computed from tensor values at run time",
-                "txc needs the " + what +
-                    " when it compiles: make it a constant or compute it "
-                    "from shapes only");
+    (void)unsupported("its " + what + " (input " + llvm::Twine(i) +
+                          ") is computed from tensor values at run time",
+                      "txc needs the " + what +
+                          " when it compiles: make it a constant or compute it "
+                          "from shapes only");
     return std::nullopt;
   }
   std::optional<std::vector<int64_t>> values = tensor->staticInts();
   if (!values)
-    unsupported("its " + what + " (input " + llvm::Twine(i) +
-                    ") depends on symbolic dims",
-                "txc needs the " + what + " as constants here");
+    (void)unsupported("its " + what + " (input " + llvm::Twine(i) +
+                          ") depends on symbolic dims",
+                      "txc needs the " + what + " as constants here");
   return values;
 }
 
@@ -102,9 +102,9 @@ NodeImporter::requireKnownDoubles(unsigned i, llvm::StringRef what) {
   std::optional<std::vector<double>> values =
       tensor ? tensor->doubles() : std::nullopt;
   if (!values)
-    unsupported("its " + what + " (input " + llvm::Twine(i) +
-                    ") is not a constant",
-                "make the " + what + " an initializer or a Constant");
+    (void)unsupported("its " + what + " (input " + llvm::Twine(i) +
+                          ") is not a constant",
+                      "make the " + what + " an initializer or a Constant");
   return values;
 }
 
@@ -173,7 +173,8 @@ NodeImporter::emitNode(llvm::StringRef op,
       notes += (notes.empty() ? "" : "; ") + note;
     if (notes.empty())
       notes = "docs/ops.md describes what '" + op.str() + "' accepts";
-    unsupported("txc's '" + op + "' rejects it: " + problem.message, notes);
+    (void)unsupported("txc's '" + op + "' rejects it: " + problem.message,
+                      notes);
     return std::nullopt;
   }
   return appendNode(std::move(*txcNode), types);
