@@ -94,7 +94,7 @@ private:
   /// Reports tensors whose C header macros would clash with another's.
   bool checkHeaderNames(TensorSide side);
   void addBufferSize(TensorSide side, size_t index, const ContractTensor &t);
-  /// One IndexInRange guard per gather/embedding node of `graph` and of its
+  /// One IndexInRange guard per gather/embedding/gather_elements node of `graph` and of its
   /// nested graphs, in program order. `types` maps value names in scope to
   /// their types.
   void addIndexGuards(const Graph &graph, llvm::StringMap<TensorType> &types);
@@ -272,7 +272,8 @@ void ContractBuilder::addIndexGuards(const Graph &graph,
   for (const Node &node : graph.nodes) {
     for (const auto &region : node.regions)
       addIndexGuards(*region.second, types);
-    if ((node.kind == OpKind::Gather || node.kind == OpKind::Embedding) &&
+    if ((node.kind == OpKind::Gather || node.kind == OpKind::Embedding ||
+         node.kind == OpKind::GatherElements) &&
         node.operands.size() == 2)
       addIndexGuard(node, types.lookup(node.operands[0]),
                     types.lookup(node.operands[1]));

@@ -1,11 +1,11 @@
-//===- Indexing.cpp - Evaluators of gather and embedding ------------------===//
+//===- Indexing.cpp - Evaluators of the indexing ops ----------------------===//
 //
 // Every index is checked before any data is read, in row-major order: the
 // first one outside the valid range stops the run with
 // TXC_E_INDEX_OUT_OF_RANGE and the status the compiled object reports for it
 // (the node's index_in_range guard, the range, the index). The range is
-// [0, dim-1], or [-dim, dim-1] for a gather with wrap_negative, which reads
-// index -k as dim-k.
+// [0, dim-1], or [-dim, dim-1] for a gather with wrap_negative and for
+// gather_elements, which read index -k as dim-k.
 //
 //===----------------------------------------------------------------------===//
 #include "txc/Analysis/ShapeOpAttrs.h"
@@ -43,30 +43,48 @@ llvm::Error indexOutOfRange(const OpEvalContext &ctx, int64_t index,
                   std::to_string(lowest) + ", " + std::to_string(dim) + ")");
 }
 
-llvm::Expected<std::vector<Tensor>> evalGather(const OpEvalContext &ctx) {
-  const Tensor &data = ctx.operand(0), &indices = ctx.operand(1);
-  unsigned axis = 0;
-  if (ctx.getNode().kind == OpKind::Gather) {
-    std::vector<TensorType> types;
-    for (const Tensor *t : {&data, &indices}) {
-      TensorType type{t->dtype(), {}};
-      for (int64_t dim : t->shape())
-        type.shape.push_back(ShapeExpr::constant(dim));
-      types.push_back(std::move(type));
-    }
-    InferenceContext inference(ctx.getProgram(), ctx.getNode(), types);
-    std::optional<unsigned> resolved = resolveGatherAxis(inference);
-    if (!resolved)
-      return ctx.internalError("bad axis");
-    axis = *resolved;
+/// The indexed axis of the node (gather, gather_elements; embedding: 0) at
+/// the operands' run-time shapes.
+llvm::Expected<unsigned> indexedAxis(const OpEvalContext &ctx) {
+  if (ctx.getNode().kind == OpKind::Embedding)
+    return 0u;
+  std::vector<TensorType> types;
+  for (const Tensor *t : {&ctx.operand(0), &ctx.operand(1)}) {
+    TensorType type{t->dtype(), {}};
+    for (int64_t dim : t->shape())
+      type.shape.push_back(ShapeExpr::constant(dim));
+    types.push_back(std::move(type));
   }
-  int64_t dim = data.shape()[axis];
+  InferenceContext inference(ctx.getProgram(), ctx.getNode(), types);
+  std::optional<unsigned> resolved = resolveGatherAxis(inference);
+  if (!resolved)
+    return ctx.internalError("bad axis");
+  return *resolved;
+}
+
+/// Checks every index of operand 1 against data's dim `axis`, in row-major
+/// order, before anything is read.
+llvm::Error checkIndices(const OpEvalContext &ctx, unsigned axis) {
+  const Tensor &indices = ctx.operand(1);
+  int64_t dim = ctx.operand(0).shape()[axis];
   int64_t lowest = indicesWrapNegative(ctx.getNode()) ? -dim : 0;
   for (int64_t q = 0; q < indices.numElements(); ++q) {
     int64_t index = indices.getInt64(q);
     if (index < lowest || index >= dim)
       return indexOutOfRange(ctx, index, lowest, dim);
   }
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<Tensor>> evalGather(const OpEvalContext &ctx) {
+  const Tensor &data = ctx.operand(0), &indices = ctx.operand(1);
+  auto axisOr = indexedAxis(ctx);
+  if (!axisOr)
+    return axisOr.takeError();
+  unsigned axis = *axisOr;
+  if (llvm::Error error = checkIndices(ctx, axis))
+    return std::move(error);
+  int64_t dim = data.shape()[axis];
   // result[o, q, r] = data[o, indices[q], r], with `inner` elements per r.
   int64_t outer = 1, inner = 1;
   for (unsigned d = 0; d < axis; ++d)
@@ -92,9 +110,49 @@ llvm::Expected<std::vector<Tensor>> evalGather(const OpEvalContext &ctx) {
   return singleResult(std::move(*result));
 }
 
+/// gather_elements: result[i] = data[i with i[axis] = indices[i]].
+llvm::Expected<std::vector<Tensor>>
+evalGatherElements(const OpEvalContext &ctx) {
+  const Tensor &data = ctx.operand(0), &indices = ctx.operand(1);
+  auto axisOr = indexedAxis(ctx);
+  if (!axisOr)
+    return axisOr.takeError();
+  unsigned axis = *axisOr;
+  if (llvm::Error error = checkIndices(ctx, axis))
+    return std::move(error);
+  auto result = ctx.makeResult();
+  if (!result)
+    return result.takeError();
+  if (result->dtype() != data.dtype() || result->shape() != indices.shape())
+    return ctx.internalError("result " + result->typeString() +
+                             " does not fit the operands");
+  unsigned rank = data.rank();
+  int64_t dim = data.shape()[axis];
+  size_t width = dtypeSize(data.dtype());
+  std::vector<int64_t> coords(rank, 0);
+  for (int64_t q = 0; q < indices.numElements(); ++q) {
+    int64_t index = indices.getInt64(q);
+    int64_t offset = 0;
+    for (unsigned d = 0; d < rank; ++d) {
+      int64_t c = d != axis ? coords[d] : index < 0 ? index + dim : index;
+      offset = offset * data.shape()[d] + c;
+    }
+    std::memcpy(result->data() + q * width, data.data() + offset * width,
+                width);
+    // The next coordinate of indices in row-major order.
+    for (unsigned d = rank; d-- > 0;)
+      if (++coords[d] < indices.shape()[d])
+        break;
+      else
+        coords[d] = 0;
+  }
+  return singleResult(std::move(*result));
+}
+
 } // namespace
 
 void txc::registerIndexingOps(OpEvaluatorTable &table) {
   table.add(OpKind::Gather, evalGather);
   table.add(OpKind::Embedding, evalGather);
+  table.add(OpKind::GatherElements, evalGatherElements);
 }

@@ -70,11 +70,11 @@ struct SplitSpec {
 };
 std::optional<SplitSpec> resolveSplit(InferenceContext &ctx);
 
-/// gather: the data dim indexed (embedding: always 0).
+/// gather, gather_elements: the data dim indexed (embedding: always 0).
 std::optional<unsigned> resolveGatherAxis(InferenceContext &ctx);
 
-/// Whether `node` (a gather or an embedding) reads index -k as dim-k: a
-/// gather with `wrap_negative` (numpy `take`, ONNX `Gather`). Its valid
+/// Whether `node` (an indexing op) reads index -k as dim-k: a gather with
+/// `wrap_negative` (numpy `take`, ONNX `Gather`) or a gather_elements. Its valid
 /// indices are then [-dim, dim-1], otherwise [0, dim-1].
 bool indicesWrapNegative(const Node &node);
 

@@ -1,4 +1,4 @@
-//===- Indexing.cpp - Shape rules of gather and embedding -----------------===//
+//===- Indexing.cpp - Shape rules of the indexing ops ---------------------===//
 //
 // The result shape of an indexing op depends only on the shapes of its
 // operands; whether each index is inside the indexed dim is checked at run
@@ -54,9 +54,43 @@ std::vector<TensorType> inferEmbedding(InferenceContext &ctx) {
   return {TensorType{weight.dtype, std::move(shape)}};
 }
 
+/// gather_elements(data, indices): numpy.take_along_axis, the shape of
+/// indices. Off the axis each indices dim must fit in data's: both
+/// constants with indices' at most data's, or the same expression (a
+/// symbolic dim cannot be compared with another otherwise).
+std::vector<TensorType> inferGatherElements(InferenceContext &ctx) {
+  const TensorType &data = ctx.operands[0], &indices = ctx.operands[1];
+  if (!ctx.requireDType(1, isIndexDType, "i32 or i64 indices"))
+    return {};
+  auto axis = resolveGatherAxis(ctx);
+  if (!axis)
+    return {};
+  if (indices.rank() != data.rank()) {
+    ctx.fail(ctx.operandLoc(1), "rank-mismatch",
+             "'" + ctx.opName() + "' node '" + ctx.node.name + "' needs indices of the rank of data (" +
+                 std::to_string(data.rank()) + "), not " +
+                 std::to_string(indices.rank()));
+    return {};
+  }
+  for (unsigned d = 0; d < data.rank(); ++d) {
+    if (d == *axis || indices.shape[d] == data.shape[d])
+      continue;
+    auto have = indices.shape[d].getConstant(), fit = data.shape[d].getConstant();
+    if (have && fit && *have <= *fit)
+      continue;
+    ctx.fail(ctx.operandLoc(1), "shape-mismatch",
+             "'" + ctx.opName() + "' node '" + ctx.node.name + "': dim " + std::to_string(d) + " of indices (" +
+                 ctx.str(indices.shape[d]) + ") does not fit in data's (" +
+                 ctx.str(data.shape[d]) + ")");
+    return {};
+  }
+  return {TensorType{data.dtype, indices.shape}};
+}
+
 } // namespace
 
 void txc::registerIndexingShapeRules(ShapeRuleTable &table) {
   table.add(OpKind::Gather, inferGather);
   table.add(OpKind::Embedding, inferEmbedding);
+  table.add(OpKind::GatherElements, inferGatherElements);
 }

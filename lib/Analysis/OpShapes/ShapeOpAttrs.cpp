@@ -626,6 +626,10 @@ std::optional<SplitSpec> txc::resolveSplit(InferenceContext &ctx) {
 //===----------------------------------------------------------------------===//
 
 bool txc::indicesWrapNegative(const Node &node) {
+  // gather_elements follows numpy's take_along_axis and ONNX, which both
+  // wrap; only gather has the choice.
+  if (node.kind == OpKind::GatherElements)
+    return true;
   return node.kind == OpKind::Gather &&
          getBoolAttr(node, "wrap_negative", false);
 }

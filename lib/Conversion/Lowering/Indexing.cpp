@@ -1,9 +1,9 @@
-//===- Indexing.cpp - Lowering of gather and embedding --------------------===//
+//===- Indexing.cpp - Lowering of the indexing ops ------------------------===//
 //
 // An index outside the valid range ([0, dim), or [-dim, dim) for a gather
-// with wrap_negative, which reads index -k as dim-k) must fail the call with
-// TXC_E_INDEX_OUT_OF_RANGE and must never be read through. Each gather
-// therefore
+// with wrap_negative and for gather_elements, which read index -k as dim-k)
+// must fail the call with TXC_E_INDEX_OUT_OF_RANGE and must never be read
+// through. Each gather, embedding and gather_elements therefore
 //
 //   1. reduces its indices to "is one out of range, and the first such";
 //   2. if one is, stores the node's IndexInRange guard and that index in the
@@ -141,6 +141,24 @@ Value clampedIndex(OpBuilder &b, Location at, Value index,
   return b.create<arith::IndexCastOp>(at, b.getIndexType(), clamped);
 }
 
+/// Reads data at `coords` in `b`'s block, or, when the indexed dim can be
+/// 0, only under dim > 0 (`nonEmpty`) and `zero` otherwise.
+Value readGuarded(OpBuilder &b, Location at, Value data, ValueRange coords,
+                  Value nonEmpty, Value zero) {
+  if (!nonEmpty)
+    return b.create<tensor::ExtractOp>(at, data, coords);
+  auto branch = b.create<scf::IfOp>(
+      at, nonEmpty,
+      [&](OpBuilder &then, Location l) {
+        then.create<scf::YieldOp>(
+            l, ValueRange{then.create<tensor::ExtractOp>(l, data, coords)});
+      },
+      [&](OpBuilder &otherwise, Location l) {
+        otherwise.create<scf::YieldOp>(l, zero);
+      });
+  return branch.getResult(0);
+}
+
 /// result[pre..., idx..., post...] = data[pre..., indices[idx...], post...]
 /// with each index (wrapped and) clamped into [0, dim-1]. When the dim can
 /// be 0, reads are also guarded by dim > 0 (the result is then zeros, and
@@ -181,24 +199,8 @@ Value gatherClamped(MLIRGen &gen, Location at, Value data, unsigned dataRank,
         for (unsigned d = axis + 1; d < dataRank; ++d)
           coords.push_back(
               nested.create<linalg::IndexOp>(loc, d - 1 + indicesRank));
-        auto read = [&](OpBuilder &at2, Location loc2) -> Value {
-          return at2.create<tensor::ExtractOp>(loc2, data, coords);
-        };
-        Value element;
-        if (!dimMayBeZero) {
-          element = read(nested, loc);
-        } else {
-          auto branch = nested.create<scf::IfOp>(
-              loc, nonEmpty,
-              [&](OpBuilder &then, Location l) {
-                then.create<scf::YieldOp>(l, read(then, l));
-              },
-              [&](OpBuilder &otherwise, Location l) {
-                otherwise.create<scf::YieldOp>(l, zero);
-              });
-          element = branch.getResult(0);
-        }
-        nested.create<linalg::YieldOp>(loc, element);
+        nested.create<linalg::YieldOp>(
+            loc, readGuarded(nested, loc, data, coords, nonEmpty, zero));
       });
   return generic.getResult(0);
 }
@@ -212,9 +214,17 @@ const Guard *indexGuardOf(const Contract &contract, const Node &node) {
   return nullptr;
 }
 
-/// gather and embedding (gather along axis 0 of a [V,D] weight).
-FailureOr<SmallVector<Value>> lowerGather(MLIRGen &gen,
-                                          const NodeLowering &lowering) {
+/// The indexed axis of an indexing node, its dim, and whether that can be 0.
+struct CheckedIndices {
+  unsigned axis;
+  Value dim;
+  bool wrap, dimMayBeZero;
+};
+
+/// Steps 1 and 2 for the indices (operand 1) of `lowering`'s node: checks
+/// them against its IndexInRange guard and records a failure.
+FailureOr<CheckedIndices> checkIndices(MLIRGen &gen,
+                                       const NodeLowering &lowering) {
   InferenceContext ctx(gen.program(), lowering.node,
                        std::vector<TensorType>(lowering.operandTypes.begin(),
                                                lowering.operandTypes.end()));
@@ -225,24 +235,75 @@ FailureOr<SmallVector<Value>> lowerGather(MLIRGen &gen,
     return emitError(lowering.loc)
            << "internal error: no index guard for '" << lowering.node.name
            << "'";
-  const TensorType &dataType = lowering.operandTypes[0];
-  const TensorType &indicesType = lowering.operandTypes[1];
-  const TensorType &resultType = lowering.resultType();
   Location at = lowering.loc;
-
-  const ShapeExpr &indexedDim = dataType.shape[axis];
+  const ShapeExpr &indexedDim = lowering.operandTypes[0].shape[axis];
   Value dim = dimAsI64(gen, indexedDim, at);
   Value lowest = dimAsI64(gen, lowestValidIndex(*guard), at);
-  auto [found, bad] = firstOutOfRange(gen, at, lowering.operands[1],
-                                      indicesType.rank(), lowest, dim);
+  auto [found, bad] =
+      firstOutOfRange(gen, at, lowering.operands[1],
+                      lowering.operandTypes[1].rank(), lowest, dim);
   recordFailure(gen.builder(), at, status, found, guard->id, bad);
   bool dimMayBeZero =
       indexedDim.bounds(gen.program().symbolRanges()).min <= 0;
-  Value result = gatherClamped(gen, at, lowering.operands[0], dataType.rank(),
-                               lowering.operands[1], indicesType.rank(), axis,
-                               dim, guard->wrapsNegative, dimMayBeZero,
-                               resultType);
+  return CheckedIndices{axis, dim, guard->wrapsNegative, dimMayBeZero};
+}
+
+/// gather and embedding (gather along axis 0 of a [V,D] weight).
+FailureOr<SmallVector<Value>> lowerGather(MLIRGen &gen,
+                                          const NodeLowering &lowering) {
+  FailureOr<CheckedIndices> checked = checkIndices(gen, lowering);
+  if (failed(checked))
+    return failure();
+  Value result = gatherClamped(
+      gen, lowering.loc, lowering.operands[0],
+      lowering.operandTypes[0].rank(), lowering.operands[1],
+      lowering.operandTypes[1].rank(), checked->axis, checked->dim,
+      checked->wrap, checked->dimMayBeZero, lowering.resultType());
   return SmallVector<Value>{result};
+}
+
+/// gather_elements: a linalg.generic over the indices (the result's shape),
+/// each element reading data at its own coordinates with the axis' one
+/// replaced by its (wrapped and clamped) index.
+FailureOr<SmallVector<Value>> lowerGatherElements(MLIRGen &gen,
+                                                  const NodeLowering &lowering) {
+  FailureOr<CheckedIndices> checked = checkIndices(gen, lowering);
+  if (failed(checked))
+    return failure();
+  OpBuilder &b = gen.builder();
+  Location at = lowering.loc;
+  const TensorType &resultType = lowering.resultType();
+  unsigned rank = resultType.rank();
+  Value data = lowering.operands[0];
+  IndexedDim indexed{checked->dim,
+                     b.create<arith::SubIOp>(
+                         at, checked->dim,
+                         b.create<arith::ConstantIntOp>(at, 1, 64)),
+                     checked->wrap};
+  Value zero, nonEmpty;
+  if (checked->dimMayBeZero) {
+    zero = gen.scalar(resultType.dtype, 0, at);
+    nonEmpty = b.create<arith::CmpIOp>(
+        at, arith::CmpIPredicate::sgt, checked->dim,
+        b.create<arith::ConstantIntOp>(at, 0, 64));
+  }
+  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = b.create<linalg::GenericOp>(
+      at, TypeRange{gen.tensorType(resultType)},
+      ValueRange{lowering.operands[1]},
+      ValueRange{gen.emptyTensor(resultType, at)}, maps, iterators,
+      [&](OpBuilder &nested, Location loc, ValueRange args) {
+        SmallVector<Value> coords;
+        for (unsigned d = 0; d < rank; ++d)
+          coords.push_back(d == checked->axis
+                               ? clampedIndex(nested, loc, args[0], indexed)
+                               : nested.create<linalg::IndexOp>(loc, d));
+        nested.create<linalg::YieldOp>(
+            loc, readGuarded(nested, loc, data, coords, nonEmpty, zero));
+      });
+  return SmallVector<Value>{generic.getResult(0)};
 }
 
 } // namespace
@@ -250,6 +311,7 @@ FailureOr<SmallVector<Value>> lowerGather(MLIRGen &gen,
 void registerIndexingLowerings(LoweringTable &table) {
   table.add(OpKind::Gather, lowerGather);
   table.add(OpKind::Embedding, lowerGather);
+  table.add(OpKind::GatherElements, lowerGatherElements);
 }
 
 } // namespace txc
