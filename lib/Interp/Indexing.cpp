@@ -83,7 +83,7 @@ llvm::Expected<std::vector<Tensor>> evalGather(const OpEvalContext &ctx) {
     return axisOr.takeError();
   unsigned axis = *axisOr;
   if (llvm::Error error = checkIndices(ctx, axis))
-    return std::move(error);
+    return error;
   int64_t dim = data.shape()[axis];
   // result[o, q, r] = data[o, indices[q], r], with `inner` elements per r.
   int64_t outer = 1, inner = 1;
@@ -119,7 +119,7 @@ evalGatherElements(const OpEvalContext &ctx) {
     return axisOr.takeError();
   unsigned axis = *axisOr;
   if (llvm::Error error = checkIndices(ctx, axis))
-    return std::move(error);
+    return error;
   auto result = ctx.makeResult();
   if (!result)
     return result.takeError();

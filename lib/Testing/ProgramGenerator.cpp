@@ -267,6 +267,7 @@ private:
                        const Shape &shape, bool nhwc,
                        std::vector<std::pair<std::string, std::string>> &attrs);
   bool genGather();
+  bool genGatherElements();
 
   bool compatible(const Shape &a, const Shape &b) const;
   /// The axes of `shape` that are at least `min` for every symbol value.
@@ -1345,6 +1346,57 @@ bool Generator::genGather() {
   return addNode("gather", {xref, c.name}, attrs, exact) != nullptr;
 }
 
+/// gather_elements with constant indices: off the axis, the indices' dims
+/// are constants no larger than data's (which must be static there); along
+/// it, 1 to 3 indices per position, in range for every symbol value, and
+/// negative ones (they always wrap) half the time.
+bool Generator::genGatherElements() {
+  if (!allowedOp("gather_elements"))
+    return false;
+  DType indexType = chance(50) ? DType::I32 : DType::I64;
+  if (!allowedDType(indexType))
+    return false;
+  auto staticOffAxis = [](const Shape &shape, size_t axis) {
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (d != axis && !shape[d].getConstant())
+        return false;
+    return true;
+  };
+  const Value *x = choose([&](const Value &v) {
+    for (int64_t axis : axesAtLeast(v.type.shape, 1))
+      if (staticOffAxis(v.type.shape, axis))
+        return true;
+    return false;
+  });
+  if (!x)
+    return false;
+  std::vector<int64_t> axes;
+  for (int64_t axis : axesAtLeast(x->type.shape, 1))
+    if (staticOffAxis(x->type.shape, axis))
+      axes.push_back(axis);
+  int64_t axis = pick(axes);
+  int64_t lo = dimBounds(x->type.shape[axis]).min;
+  bool negative = chance(50);
+  GenConstant c{freshName("c"), indexType, {}, {}};
+  int64_t count = 1;
+  for (size_t d = 0; d < x->type.shape.size(); ++d) {
+    int64_t extent = int64_t(d) == axis
+                         ? range(1, 3)
+                         : range(0, std::min<int64_t>(
+                                        *x->type.shape[d].getConstant(), 4));
+    c.shape.push_back(extent);
+    count *= extent;
+  }
+  for (int64_t i = 0; i < count; ++i)
+    c.data.push_back(double(range(negative ? -lo : 0, lo - 1)));
+  prog.constants.push_back(c);
+  std::vector<std::pair<std::string, std::string>> attrs;
+  if (axis || chance(50))
+    attrs.push_back({"axis", std::to_string(axis)});
+  return addNode("gather_elements", {x->ref, c.name}, attrs, x->exact) !=
+         nullptr;
+}
+
 GeneratedProgram Generator::run() {
   pool.reserve(1024); // pointers into the pool stay valid
   // Symbols: 1-3, small ranges, some with multiple_of.
@@ -1450,7 +1502,8 @@ GeneratedProgram Generator::run() {
       {&Generator::genPad, 2},        {&Generator::genBroadcast, 3},
       {&Generator::genSplit, 2},      {&Generator::genConvPool, 2},
       {&Generator::genGather, 2},     {&Generator::genCumSum, 2},
-      {&Generator::genTile, 2},       {&Generator::genTopK, 2}};
+      {&Generator::genTile, 2},       {&Generator::genTopK, 2},
+      {&Generator::genGatherElements, 2}};
   unsigned total = 0;
   for (auto &g : generators)
     total += g.second;
