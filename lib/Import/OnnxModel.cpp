@@ -75,7 +75,10 @@ std::string txc::onnximport::printable(llvm::StringRef text) {
 
 static void makePrintable(onnx::ValueInfoProto &info) {
   makePrintable(*info.mutable_name());
-  if (info.type().has_tensor_type())
+  // mutable_shape() would give a value of unknown shape an empty one, which
+  // says rank 0 (libonnx's LayerNormalization inference then indexed dim
+  // -1 and crashed: found by txc-import-fuzzer).
+  if (info.type().has_tensor_type() && info.type().tensor_type().has_shape())
     for (auto &dim :
          *info.mutable_type()->mutable_tensor_type()->mutable_shape()
               ->mutable_dim())
