@@ -9,8 +9,10 @@
 #define TXC_LIB_CONVERSION_MLIRGEN_H
 
 #include "txc/Analysis/Contract.h"
+#include "txc/Analysis/Regions.h"
 #include "txc/Program/Program.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -64,7 +66,7 @@ bool hasLowering(OpKind kind);
 class MLIRGen {
 public:
   MLIRGen(mlir::MLIRContext &context, const Program &program,
-          const Contract &contract);
+          const Contract &contract, const RegionOptions &regionOptions);
 
   mlir::OwningOpRef<mlir::ModuleOp> run();
 
@@ -116,18 +118,41 @@ private:
     TensorType type;
   };
   const ScopedValue *lookup(llvm::StringRef name) const;
+  /// lookup, or the inline constant of that name compiled into the
+  /// current function.
+  const ScopedValue *lookupOrMaterialize(llvm::StringRef name);
   void define(llvm::StringRef name, mlir::Value value, const TensorType &type);
   mlir::LogicalResult lowerNode(const Node &node);
   mlir::Value lowerConstant(const ConstantDecl &constant);
+  /// Starts lowering into a function whose first arguments are the symbols.
+  void beginFunction(mlir::Block *entry, size_t numSymbols);
+  /// The function of one region of the plan: symbols, inputs, the status
+  /// buffer if the kernel has one, and a destination per output.
+  mlir::func::FuncOp buildRegionFunction(const RegionPlan &plan,
+                                         unsigned function);
+  /// The kernel's calls of the regions, in order; `outputDests` are the
+  /// output arguments regions compute their values into.
+  mlir::LogicalResult
+  callRegions(const RegionPlan &plan,
+              llvm::ArrayRef<mlir::func::FuncOp> functions,
+              const llvm::StringMap<mlir::Value> &outputDests);
 
   mlir::MLIRContext &ctx;
   mlir::OpBuilder b;
   const Program &prog;
   const Contract &contract;
+  RegionOptions regionOptions;
   std::vector<llvm::StringMap<ScopedValue>> scopes;
   llvm::SmallVector<mlir::Value> symbolArgs;
   mlir::Value statusArg;
   std::map<ShapeExpr, mlir::Value> dimCache;
+  /// The last inline constant of the current function (the next goes after
+  /// it), or null.
+  mlir::Operation *lastConstant = nullptr;
+  mlir::Block *moduleBody = nullptr;
+  llvm::StringMap<const ConstantDecl *> inlineConstants;
+  llvm::StringMap<TensorType> valueTypes;
+  bool kernelHasStatus = false;
 };
 
 } // namespace txc

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -25,6 +26,11 @@ using namespace mlir;
 
 std::string txc::kernelFunctionName(const Contract &contract) {
   return contract.entryPrefix + "_kernel";
+}
+
+std::string txc::regionFunctionName(const Contract &contract,
+                                    unsigned function) {
+  return contract.entryPrefix + "_region" + std::to_string(function);
 }
 
 static const LoweringTable &lowerings() {
@@ -45,8 +51,9 @@ static const LoweringTable &lowerings() {
 bool txc::hasLowering(OpKind kind) { return lowerings().lookup(kind); }
 
 MLIRGen::MLIRGen(MLIRContext &context, const Program &program,
-                 const Contract &contract)
-    : ctx(context), b(&context), prog(program), contract(contract) {}
+                 const Contract &contract, const RegionOptions &regionOptions)
+    : ctx(context), b(&context), prog(program), contract(contract),
+      regionOptions(regionOptions) {}
 
 //===----------------------------------------------------------------------===//
 // Types, dims and helpers
@@ -214,7 +221,7 @@ LogicalResult MLIRGen::lowerNode(const Node &node) {
   SmallVector<Value> operands;
   SmallVector<TensorType> operandTypes;
   for (const std::string &name : node.operands) {
-    const ScopedValue *value = lookup(name);
+    const ScopedValue *value = lookupOrMaterialize(name);
     if (!value)
       return emitError(loc(node.loc, node.name))
              << "internal error: operand '" << name << "' has no value";
@@ -252,7 +259,7 @@ MLIRGen::lowerGraph(const Graph &graph, ArrayRef<Value> inputs) {
     }
   SmallVector<Value> outputs;
   for (const OutputDecl &output : graph.outputs)
-    outputs.push_back(lookup(output.value)->value);
+    outputs.push_back(lookupOrMaterialize(output.value)->value);
   scopes.pop_back();
   return outputs;
 }
@@ -309,9 +316,147 @@ static Value viewedTensor(Value value) {
   return value;
 }
 
+/// The dtype and shape of every value of the program's top level.
+static llvm::StringMap<txc::TensorType> topLevelTypes(const Program &program) {
+  llvm::StringMap<txc::TensorType> types;
+  for (const ValueDecl &input : program.inputs)
+    types[input.name] = input.type;
+  for (const ConstantDecl &constant : program.constants)
+    types[constant.name] = constant.type;
+  for (const Node &node : program.body.nodes)
+    for (size_t i = 0; i < node.resultTypes.size(); ++i)
+      types[i == 0 ? node.name : node.name + ":" + std::to_string(i)] =
+          node.resultTypes[i];
+  return types;
+}
+
+void MLIRGen::beginFunction(Block *entry, size_t numSymbols) {
+  b.setInsertionPointToStart(entry);
+  symbolArgs.assign(entry->args_begin(), entry->args_begin() + numSymbols);
+  statusArg = nullptr;
+  lastConstant = nullptr;
+  dimCache.clear();
+  scopes.clear();
+  scopes.emplace_back();
+}
+
+const MLIRGen::ScopedValue *MLIRGen::lookupOrMaterialize(llvm::StringRef name) {
+  if (const ScopedValue *value = lookup(name))
+    return value;
+  // Inline constants are compiled into each function that reads them, at
+  // its start, so that they dominate every use.
+  auto constant = inlineConstants.find(name);
+  if (constant == inlineConstants.end())
+    return nullptr;
+  OpBuilder::InsertionGuard guard(b);
+  if (lastConstant) {
+    b.setInsertionPointAfter(lastConstant);
+  } else {
+    Block *block = b.getInsertionBlock();
+    while (!isa<func::FuncOp>(block->getParentOp()))
+      block = block->getParentOp()->getBlock();
+    b.setInsertionPointToStart(block);
+  }
+  Value value = lowerConstant(*constant->second);
+  lastConstant = value.getDefiningOp();
+  scopes.front()[name] = ScopedValue{value, constant->second->type};
+  return &scopes.front()[name];
+}
+
+func::FuncOp MLIRGen::buildRegionFunction(const RegionPlan &plan,
+                                          unsigned index) {
+  const Region &region = plan.regions[plan.functions[index].firstRegion];
+  const std::vector<Node> &nodes = prog.body.nodes;
+  size_t numSymbols = contract.symbols.size();
+  SmallVector<Type> argTypes(numSymbols, b.getIndexType());
+  for (const std::string &input : region.inputs)
+    argTypes.push_back(tensorType(valueTypes.lookup(input)));
+  if (kernelHasStatus)
+    argTypes.push_back(MemRefType::get({2}, b.getI64Type()));
+  SmallVector<Type> resultTypes;
+  for (const std::string &output : region.outputs)
+    resultTypes.push_back(tensorType(valueTypes.lookup(output)));
+  argTypes.append(resultTypes.begin(), resultTypes.end());
+
+  Location at = loc(nodes[region.firstNode].loc, nodes[region.firstNode].name);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(moduleBody);
+  auto function = b.create<func::FuncOp>(
+      at, regionFunctionName(contract, index),
+      b.getFunctionType(argTypes, resultTypes));
+  function.setPrivate();
+  // Internal in the object; one call per region, never inlined back into
+  // the kernel, so that LLVM works on one region at a time.
+  function->setAttr("llvm.linkage",
+                    LLVM::LinkageAttr::get(&ctx, LLVM::Linkage::Internal));
+  function->setAttr("passthrough", b.getArrayAttr({b.getStringAttr("noinline")}));
+  for (size_t i = 0; i < region.inputs.size(); ++i)
+    function.setArgAttr(numSymbols + i, "bufferization.writable",
+                        b.getBoolAttr(false));
+
+  Block *entry = function.addEntryBlock();
+  beginFunction(entry, numSymbols);
+  for (size_t i = 0; i < region.inputs.size(); ++i)
+    define(region.inputs[i], entry->getArgument(numSymbols + i),
+           valueTypes.lookup(region.inputs[i]));
+  if (kernelHasStatus)
+    statusArg = entry->getArgument(numSymbols + region.inputs.size());
+  for (unsigned n = region.firstNode; n < region.endNode; ++n)
+    if (failed(lowerNode(nodes[n])))
+      return nullptr;
+  SmallVector<Value> results;
+  size_t firstDest = argTypes.size() - resultTypes.size();
+  for (size_t i = 0; i < region.outputs.size(); ++i) {
+    const ScopedValue *value = lookup(region.outputs[i]);
+    results.push_back(b.create<bufferization::MaterializeInDestinationOp>(
+                           value->value.getLoc(), value->value,
+                           entry->getArgument(firstDest + i))
+                          .getResult());
+  }
+  b.create<func::ReturnOp>(at, results);
+  return function;
+}
+
+LogicalResult MLIRGen::callRegions(const RegionPlan &plan,
+                                   ArrayRef<func::FuncOp> functions,
+                                   const llvm::StringMap<Value> &outputDests) {
+  const std::vector<Node> &nodes = prog.body.nodes;
+  for (const Region &region : plan.regions) {
+    SmallVector<Value> operands(symbolArgs.begin(), symbolArgs.end());
+    for (const std::string &input : region.inputs) {
+      const ScopedValue *value = lookupOrMaterialize(input);
+      if (!value)
+        return emitError(loc(nodes[region.firstNode].loc))
+               << "internal error: region input '" << input << "' has no value";
+      operands.push_back(value->value);
+    }
+    if (kernelHasStatus)
+      operands.push_back(statusArg);
+    Location at =
+        loc(nodes[region.firstNode].loc, nodes[region.firstNode].name);
+    for (const std::string &output : region.outputs) {
+      Value dest = outputDests.lookup(output);
+      operands.push_back(dest ? dest
+                              : emptyTensor(valueTypes.lookup(output), at));
+    }
+    auto call = b.create<func::CallOp>(at, functions[region.function],
+                                       operands);
+    for (size_t i = 0; i < region.outputs.size(); ++i)
+      define(region.outputs[i], call.getResult(i),
+             valueTypes.lookup(region.outputs[i]));
+  }
+  return success();
+}
+
 OwningOpRef<ModuleOp> MLIRGen::run() {
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc(prog.nameLoc), prog.name);
-  b.setInsertionPointToEnd(module->getBody());
+  moduleBody = module->getBody();
+  b.setInsertionPointToEnd(moduleBody);
+  for (const ConstantDecl &constant : prog.constants)
+    if (!constant.isStored())
+      inlineConstants[constant.name] = &constant;
+  valueTypes = topLevelTypes(prog);
+  RegionPlan plan = planRegions(prog, contract, regionOptions);
 
   SmallVector<Type> argTypes, resultTypes;
   for (size_t i = 0; i < contract.symbols.size(); ++i)
@@ -328,15 +473,27 @@ OwningOpRef<ModuleOp> MLIRGen::run() {
     }
   // The status buffer of data-dependent guards comes before the outputs,
   // which stay the last arguments.
-  bool hasStatus = llvm::any_of(contract.guards, [](const Guard &g) {
+  kernelHasStatus = llvm::any_of(contract.guards, [](const Guard &g) {
     return isDataDependent(g.kind);
   });
-  if (hasStatus)
+  if (kernelHasStatus)
     argTypes.push_back(MemRefType::get({2}, b.getI64Type()));
   for (const ContractTensor &output : contract.outputs) {
     argTypes.push_back(tensorType(output.type));
     resultTypes.push_back(tensorType(output.type));
   }
+  // One region is lowered into the kernel itself; several become
+  // functions the kernel calls.
+  SmallVector<func::FuncOp> regionFunctions;
+  if (plan.regions.size() > 1)
+    for (unsigned f = 0; f < plan.functions.size(); ++f) {
+      func::FuncOp function = buildRegionFunction(plan, f);
+      if (!function)
+        return nullptr;
+      regionFunctions.push_back(function);
+    }
+
+  b.setInsertionPointToEnd(moduleBody);
   auto function = b.create<func::FuncOp>(
       loc(prog.nameLoc), kernelFunctionName(contract),
       b.getFunctionType(argTypes, resultTypes));
@@ -349,25 +506,32 @@ OwningOpRef<ModuleOp> MLIRGen::run() {
                         b.getBoolAttr(false));
 
   Block *entry = function.addEntryBlock();
-  b.setInsertionPointToStart(entry);
-  for (size_t i = 0; i < numSymbols; ++i)
-    symbolArgs.push_back(entry->getArgument(i));
-  if (hasStatus)
+  beginFunction(entry, numSymbols);
+  if (kernelHasStatus)
     statusArg = entry->getArgument(numSymbols + numInputs);
-  scopes.emplace_back();
   for (size_t i = 0; i < contract.inputs.size(); ++i)
     define(contract.inputs[i].name, entry->getArgument(numSymbols + i),
            contract.inputs[i].type);
   size_t nextStored = numSymbols + contract.inputs.size();
-  for (const ConstantDecl &constant : prog.constants)
-    define(constant.name,
-           constant.isStored() ? entry->getArgument(nextStored++)
-                               : lowerConstant(constant),
-           constant.type);
+  for (const ConstantDecl *constant : stored)
+    define(constant->name, entry->getArgument(nextStored++), constant->type);
 
-  for (const Node &node : prog.body.nodes)
-    if (failed(lowerNode(node)))
+  auto outputArg = [&](size_t o) {
+    return entry->getArgument(numSymbols + numInputs + kernelHasStatus + o);
+  };
+  // A region computes each value the program returns straight into the
+  // first output buffer that returns it.
+  llvm::StringMap<Value> outputDests;
+  if (plan.regions.size() > 1) {
+    for (size_t o = 0; o < contract.outputs.size(); ++o)
+      outputDests.try_emplace(contract.outputs[o].value, outputArg(o));
+    if (failed(callRegions(plan, regionFunctions, outputDests)))
       return nullptr;
+  } else {
+    for (const Node &node : prog.body.nodes)
+      if (failed(lowerNode(node)))
+        return nullptr;
+  }
 
   // Every result is written into its output argument, so that bufferization
   // computes it straight into the caller's buffer.
@@ -382,14 +546,21 @@ OwningOpRef<ModuleOp> MLIRGen::run() {
     llvm::StringSet<> seen;
     for (const ContractTensor &output : contract.outputs)
       if (seen.insert(output.value).second)
-        ++viewers[viewedTensor(lookup(output.value)->value)];
+        ++viewers[viewedTensor(lookupOrMaterialize(output.value)->value)];
   }
   for (size_t o = 0; o < contract.outputs.size(); ++o) {
     const ContractTensor &output = contract.outputs[o];
-    Value dest = entry->getArgument(numSymbols + numInputs + hasStatus + o);
+    Value dest = outputArg(o);
     auto [first, inserted] = firstOutput.try_emplace(output.value, o);
     Value value =
-        inserted ? lookup(output.value)->value : results[first->second];
+        inserted ? lookupOrMaterialize(output.value)->value
+                 : results[first->second];
+    // A region already computed it into this output's buffer.
+    if (inserted && outputDests.lookup(output.value) == dest &&
+        isa<OpResult>(value) && isa<func::CallOp>(value.getDefiningOp())) {
+      results.push_back(value);
+      continue;
+    }
     // A view (reshape, slice, pad, ...) may fold into the very tensor that
     // another output returns (flatten(reshape(x)) is x; so is a pad by 0):
     // two destinations for one tensor, which bufferization cannot satisfy.
@@ -415,6 +586,7 @@ OwningOpRef<ModuleOp> MLIRGen::run() {
 
 OwningOpRef<ModuleOp> txc::lowerProgramToMLIR(MLIRContext &context,
                                               const Program &program,
-                                              const Contract &contract) {
-  return MLIRGen(context, program, contract).run();
+                                              const Contract &contract,
+                                              const RegionOptions &regions) {
+  return MLIRGen(context, program, contract, regions).run();
 }

@@ -11,7 +11,8 @@
 //  * after bufferization, every returned buffer that is not already the
 //    output argument is copied into it and the result is dropped, so the
 //    kernel has no results whatever bufferization decided (the ABI wrapper
-//    relies on that).
+//    relies on that). The functions of regions are treated the same, and
+//    their calls then read the results from the output operands.
 //
 //===----------------------------------------------------------------------===//
 #include "Passes.h"
@@ -74,38 +75,70 @@ public:
   }
 };
 
+/// Writes each returned buffer of `function` into its output argument and
+/// drops the results; false (with an error) if a result's type is not its
+/// output's.
+LogicalResult returnResultsInOutputs(func::FuncOp function) {
+  unsigned numResults = function.getNumResults();
+  // MLIRGen puts the outputs last, in result order.
+  unsigned firstOutput = function.getNumArguments() - numResults;
+  for (Block &block : function.getBody()) {
+    auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
+    if (!ret)
+      continue;
+    OpBuilder builder(ret);
+    for (unsigned i = 0; i < numResults; ++i) {
+      Value result = ret.getOperand(i);
+      Value output = function.getArgument(firstOutput + i);
+      if (result == output)
+        continue;
+      if (result.getType() != output.getType())
+        return ret.emitError("internal error: result ")
+               << i << " has type " << result.getType()
+               << " but its output is " << output.getType();
+      builder.create<memref::CopyOp>(ret.getLoc(), result, output);
+    }
+    builder.create<func::ReturnOp>(ret.getLoc());
+    ret.erase();
+  }
+  function.setType(FunctionType::get(function.getContext(),
+                                     function.getArgumentTypes(), {}));
+  return success();
+}
+
+/// After its callee returns nothing, a call's results are its output
+/// operands, which the callee wrote.
+void dropCallResults(func::CallOp call) {
+  unsigned numResults = call.getNumResults();
+  unsigned firstOutput = call.getNumOperands() - numResults;
+  for (unsigned i = 0; i < numResults; ++i)
+    call.getResult(i).replaceAllUsesWith(call.getOperand(firstOutput + i));
+  OpBuilder builder(call);
+  builder.create<func::CallOp>(call.getLoc(), call.getCallee(), TypeRange(),
+                               call.getOperands());
+  call.erase();
+}
+
 class ReturnResultsInOutputsPass
     : public impl::ReturnResultsInOutputsPassBase<ReturnResultsInOutputsPass> {
 public:
   void runOnOperation() override {
-    func::FuncOp function = getOperation();
-    unsigned numResults = function.getNumResults();
-    if (numResults == 0)
-      return;
-    // MLIRGen puts the outputs last, in result order.
-    unsigned firstOutput = function.getNumArguments() - numResults;
-    for (Block &block : function.getBody()) {
-      auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
-      if (!ret)
+    ModuleOp module = getOperation();
+    llvm::DenseSet<StringRef> changed;
+    for (auto function : module.getOps<func::FuncOp>()) {
+      if (function.isExternal() || function.getNumResults() == 0)
         continue;
-      OpBuilder builder(ret);
-      for (unsigned i = 0; i < numResults; ++i) {
-        Value result = ret.getOperand(i);
-        Value output = function.getArgument(firstOutput + i);
-        if (result == output)
-          continue;
-        if (result.getType() != output.getType()) {
-          ret.emitError("internal error: result ") << i << " has type "
-              << result.getType() << " but its output is " << output.getType();
-          return signalPassFailure();
-        }
-        builder.create<memref::CopyOp>(ret.getLoc(), result, output);
-      }
-      builder.create<func::ReturnOp>(ret.getLoc());
-      ret.erase();
+      if (failed(returnResultsInOutputs(function)))
+        return signalPassFailure();
+      changed.insert(function.getSymName());
     }
-    function.setType(FunctionType::get(function.getContext(),
-                                       function.getArgumentTypes(), {}));
+    SmallVector<func::CallOp> calls;
+    module.walk([&](func::CallOp call) {
+      if (changed.contains(call.getCallee()))
+        calls.push_back(call);
+    });
+    for (func::CallOp call : calls)
+      dropCallResults(call);
   }
 };
 

@@ -68,11 +68,28 @@ def SplitEmptyTensorsPass
 }
 
 def ReturnResultsInOutputsPass
-    : Pass<"txc-return-results-in-outputs", "mlir::func::FuncOp"> {
+    : Pass<"txc-return-results-in-outputs", "mlir::ModuleOp"> {
   let summary = "Write returned buffers into the output arguments";
   let description = [{
     After bufferization: copies every returned buffer that is not its
-    output argument into it and drops all results.
+    output argument (the last arguments, one per result) into it and drops
+    all results, in the kernel and the functions of regions; a call's
+    results are then its output operands.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
+def NameGlobalsInOrderPass
+    : Pass<"txc-name-globals-in-order", "mlir::ModuleOp"> {
+  let summary = "Name and order the constant globals by their first use";
+  let description = [{
+    One-shot bufferization makes a `memref.global` of each dense constant,
+    named in the order it visits the functions, which MLIR 19 takes from a
+    map keyed by pointers: with several functions (the regions), the names
+    and the order of the globals, and so the object's bytes, changed from
+    run to run. This pass renames the private constant globals
+    `__constant_<n>` in the order the module's functions first read them
+    and puts them in that order at the top of the module.
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }

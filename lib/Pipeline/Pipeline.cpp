@@ -108,10 +108,11 @@ void addBufferizationPasses(OpPassManager &pm, const PipelineOptions &options) {
     return success();
   };
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  pm.addPass(createNameGlobalsInOrderPass());
   // Loops that only forward a buffer fold away first, so that a result
   // computed in place is seen as the output argument itself.
   pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(createReturnResultsInOutputsPass());
+  pm.addPass(createReturnResultsInOutputsPass());
   pm.addPass(createCanonicalizerPass());
   if (options.optLevel > 0) {
     pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());

@@ -5,7 +5,9 @@
 // call (a matmul's packed panels: up to 512 KiB). This pass places them in
 // one workspace, the kernel's new last argument, so that a caller can
 // provide the memory once for many calls (docs/abi.md, "Workspace").
-// Buffers whose lifetimes do not overlap share bytes (planWorkspace).
+// Buffers whose lifetimes do not overlap share bytes (planWorkspace). The
+// functions of regions get workspaces of their own the same way, which the
+// kernel places in its workspace at each call.
 //
 // Allocations inside loops and of dynamic shape keep malloc: their number
 // or size is only known while the kernel runs. A view of an argument is not
@@ -101,6 +103,10 @@ std::optional<uint64_t> workspaceBytesOf(memref::AllocOp alloc,
 /// view (a loop's iteration argument, a yielded or returned value, a call's
 /// argument): the buffer's lifetime is then taken to last to the end.
 bool mayEscape(Operation *user) {
+  // The function of a region reads and writes its arguments and keeps no
+  // pointer (it returns nothing once its results are in its outputs).
+  if (auto call = dyn_cast<func::CallOp>(user))
+    return call.getNumResults() != 0;
   if (user->hasTrait<OpTrait::IsTerminator>() ||
       isa<RegionBranchOpInterface, CallOpInterface>(user))
     return true;
@@ -138,9 +144,15 @@ lastUse(memref::AllocOp alloc, Block &body,
   return last;
 }
 
+/// The bytes of workspace each function of a region needs, by name.
+using CalleeWorkspaces = llvm::DenseMap<StringRef, uint64_t>;
+
 /// Moves the top-level static allocations of `function` into a workspace
-/// argument; returns its size (0: no workspace, the signature is unchanged).
-uint64_t placeInWorkspace(func::FuncOp function) {
+/// argument, together with the workspaces of the functions it calls (each
+/// a view at its call, live during the call only); returns its size (0: no
+/// workspace, the signature is unchanged).
+uint64_t placeInWorkspace(func::FuncOp function,
+                          const CalleeWorkspaces &callees) {
   if (!function.getBody().hasOneBlock())
     return 0;
   Block &body = function.getBody().front();
@@ -148,20 +160,28 @@ uint64_t placeInWorkspace(func::FuncOp function) {
   llvm::DenseMap<Operation *, unsigned> position;
   for (auto [index, op] : llvm::enumerate(body))
     position[&op] = unsigned(index);
-  SmallVector<memref::AllocOp> allocs;
+  SmallVector<Operation *> users;
   SmallVector<WorkspaceBuffer> buffers;
-  for (auto alloc : body.getOps<memref::AllocOp>()) {
-    // Empty buffers stay allocations: a workspace of 0 bytes is none.
-    std::optional<uint64_t> bytes = workspaceBytesOf(alloc, layout);
-    if (!bytes || *bytes == 0)
-      continue;
-    std::optional<unsigned> end = lastUse(alloc, body, position);
-    if (!end)
-      continue;
-    allocs.push_back(alloc);
-    buffers.push_back({*bytes, position[alloc], *end});
+  for (Operation &op : body) {
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      // Empty buffers stay allocations: a workspace of 0 bytes is none.
+      std::optional<uint64_t> bytes = workspaceBytesOf(alloc, layout);
+      if (!bytes || *bytes == 0)
+        continue;
+      std::optional<unsigned> end = lastUse(alloc, body, position);
+      if (!end)
+        continue;
+      users.push_back(alloc);
+      buffers.push_back({*bytes, position[alloc], *end});
+    } else if (auto call = dyn_cast<func::CallOp>(op)) {
+      uint64_t bytes = callees.lookup(call.getCallee());
+      if (bytes == 0)
+        continue;
+      users.push_back(call);
+      buffers.push_back({bytes, position[call], position[call]});
+    }
   }
-  if (allocs.empty())
+  if (users.empty())
     return 0;
   WorkspacePlan plan = planWorkspace(buffers);
   OpBuilder b(function.getContext());
@@ -171,13 +191,21 @@ uint64_t placeInWorkspace(func::FuncOp function) {
   // Its alignment is told to LLVM by the ABI emitter: the deallocation
   // pipeline rejects memref.assume_alignment (no memory effects).
   Value workspace = body.getArguments().back();
-  for (auto [alloc, offset] : llvm::zip(allocs, plan.offsets)) {
-    b.setInsertionPoint(alloc);
-    Value shift = b.create<arith::ConstantIndexOp>(alloc.getLoc(), offset);
-    Value view = b.create<memref::ViewOp>(alloc.getLoc(), alloc.getType(),
+  for (auto [user, buffer, offset] : llvm::zip(users, buffers, plan.offsets)) {
+    b.setInsertionPoint(user);
+    Value shift = b.create<arith::ConstantIndexOp>(user->getLoc(), offset);
+    if (auto alloc = dyn_cast<memref::AllocOp>(user)) {
+      Value view = b.create<memref::ViewOp>(alloc.getLoc(), alloc.getType(),
+                                            workspace, shift, ValueRange());
+      alloc.replaceAllUsesWith(view);
+      alloc.erase();
+      continue;
+    }
+    // The callee's workspace is its last argument.
+    auto calleeType = MemRefType::get({int64_t(buffer.bytes)}, b.getI8Type());
+    Value view = b.create<memref::ViewOp>(user->getLoc(), calleeType,
                                           workspace, shift, ValueRange());
-    alloc.replaceAllUsesWith(view);
-    alloc.erase();
+    user->insertOperands(user->getNumOperands(), view);
   }
   return plan.totalBytes;
 }
@@ -187,6 +215,15 @@ class WorkspacePass
 public:
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // The functions of regions (private, called by the kernel at its top
+    // level) first: the kernel's plan places their workspaces.
+    CalleeWorkspaces callees;
+    for (auto function : module.getOps<func::FuncOp>())
+      if (function.isPrivate() && !function.isExternal())
+        if (uint64_t bytes = placeInWorkspace(function, {}))
+          callees[function.getSymName()] = bytes;
+    if (failed(checkCallsAtTopLevel(module, callees)))
+      return signalPassFailure();
     // The kernel is the module's only public function.
     uint64_t total = 0;
     for (auto function : module.getOps<func::FuncOp>())
@@ -196,12 +233,30 @@ public:
                              "workspace");
           return signalPassFailure();
         }
-        total = placeInWorkspace(function);
+        total = placeInWorkspace(function, callees);
       }
     if (total != 0)
       module->setAttr(kWorkspaceBytesAttr,
                       IntegerAttr::get(IntegerType::get(&getContext(), 64),
                                        total));
+  }
+
+private:
+  /// A function with a workspace can only be called where the kernel's
+  /// plan sees the call: at the kernel's top level.
+  static LogicalResult checkCallsAtTopLevel(ModuleOp module,
+                                            const CalleeWorkspaces &callees) {
+    WalkResult result = module.walk([&](func::CallOp call) {
+      auto caller = call->getParentOfType<func::FuncOp>();
+      if (callees.count(call.getCallee()) &&
+          (!caller.isPublic() || call->getParentOp() != caller)) {
+        call.emitError("internal error: a function with a workspace is "
+                       "called below the kernel's top level");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
   }
 };
 

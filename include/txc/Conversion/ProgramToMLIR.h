@@ -20,6 +20,7 @@
 #define TXC_CONVERSION_PROGRAMTOMLIR_H
 
 #include "txc/Analysis/Contract.h"
+#include "txc/Analysis/Regions.h"
 #include "txc/Program/Program.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -41,11 +42,15 @@ bool hasLowering(OpKind kind);
 /// The name of the kernel function MLIRGen creates.
 std::string kernelFunctionName(const Contract &contract);
 
+/// The name of the function of a region (docs/architecture.md, "Regions").
+std::string regionFunctionName(const Contract &contract, unsigned function);
+
 /// Lowers `program`; returns null after reporting through the context's
 /// diagnostic handler if the generated IR does not verify.
-mlir::OwningOpRef<mlir::ModuleOp> lowerProgramToMLIR(mlir::MLIRContext &context,
-                                                     const Program &program,
-                                                     const Contract &contract);
+mlir::OwningOpRef<mlir::ModuleOp>
+lowerProgramToMLIR(mlir::MLIRContext &context, const Program &program,
+                   const Contract &contract,
+                   const RegionOptions &regions = RegionOptions());
 
 } // namespace txc
 
