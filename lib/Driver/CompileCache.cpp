@@ -64,6 +64,7 @@ std::string txc::cacheKeyMaterial(const CacheKeyInputs &in) {
   text += "cpu-from-host " + std::to_string(in.target.hostCPU) + "\n";
   text += "features " + in.target.features + "\n";
   text += "entry-prefix " + in.entryPrefix + "\n";
+  text += std::string("regions ") + (in.cutRegions ? "auto" : "one") + "\n";
   return text;
 }
 

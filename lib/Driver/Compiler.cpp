@@ -10,6 +10,9 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "mlir/Support/Timing.h"
 
 #include "llvm/IR/DiagnosticInfo.h"
@@ -139,10 +142,21 @@ txc::generateCode(llvm::Module &module, llvm::TargetMachine &machine,
   return object;
 }
 
-Compiler::Compiler() {
+Compiler::Compiler(unsigned jobs) {
   mlir::DialectRegistry registry;
   registerTxcDialects(registry);
-  context = std::make_unique<mlir::MLIRContext>(registry);
+  context = std::make_unique<mlir::MLIRContext>(
+      registry, mlir::MLIRContext::Threading::DISABLED);
+  // The pass manager runs the function passes of independent functions
+  // (the regions) on the context's threads, each function's passes in
+  // their fixed order: the IR does not depend on the number of threads.
+  unsigned threadCount =
+      jobs ? jobs : llvm::hardware_concurrency().compute_thread_count();
+  if (threadCount > 1) {
+    threads = std::make_unique<llvm::DefaultThreadPool>(
+        llvm::hardware_concurrency(threadCount));
+    context->setThreadPool(*threads);
+  }
   context->loadAllAvailableDialects();
 }
 
@@ -199,7 +213,9 @@ Compiler::lowerToMLIR(const CheckedProgram &checked, MLIRStage last,
   mlir::OwningOpRef<mlir::ModuleOp> module;
   {
     mlir::TimingScope mlirgen = timing.nest("mlirgen");
-    module = lowerProgramToMLIR(*context, program, checked.contract);
+    RegionOptions regions;
+    regions.cut = options.cutRegions;
+    module = lowerProgramToMLIR(*context, program, checked.contract, regions);
   }
   if (!module) {
     if (!diags.hasErrors())

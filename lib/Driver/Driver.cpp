@@ -6,6 +6,7 @@
 #include "txc/Driver/Progress.h"
 #include "txc/Driver/TimeReport.h"
 
+#include "txc/Analysis/Regions.h"
 #include "txc/Analysis/Verifier.h"
 #include "txc/Frontend/ProgramReader.h"
 #include "txc/Pipeline/Workspace.h"
@@ -43,6 +44,8 @@ static const EmitKindInfo kEmitKinds[] = {
      "optimized LLVM IR including the ABI entry points"},
     {EmitKind::Assembly, "asm", "s", "target assembly"},
     {EmitKind::Object, "obj", "o", "relocatable object file (default)"},
+    {EmitKind::Regions, "regions", "json",
+     "the kernel regions and the functions they share (JSON)"},
 };
 
 llvm::ArrayRef<EmitKindInfo> txc::emitKinds() { return kEmitKinds; }
@@ -292,6 +295,7 @@ openCompileCache(const CompileOptions &options, const CheckedProgram &checked,
   key.optLevel = options.optLevel;
   key.target = spec;
   key.entryPrefix = checked.contract.entryPrefix;
+  key.cutRegions = options.cutRegions;
   return std::make_pair(std::move(*cache), cacheKey(key));
 }
 
@@ -320,14 +324,19 @@ static std::vector<std::string> compilePhases(const CompileOptions &options,
   std::vector<std::string> phases = {"frontend", "weights"};
   if (usesCache)
     phases.push_back("cache-lookup");
-  phases.insert(phases.end(), {"mlirgen", "mlir-pipeline"});
-  if (std::optional<MLIRStage> stage = mlirStageOf(options.emit)) {
-    bool describes = !options.headerPath.empty() ||
-                     !options.manifestPath.empty() || usesCache;
+  bool describes = !options.headerPath.empty() ||
+                   !options.manifestPath.empty() || usesCache;
+  if (options.emit == EmitKind::Regions) {
+    phases.push_back("regions");
+    if (describes)
+      phases.push_back("workspace-size");
+  } else if (std::optional<MLIRStage> stage = mlirStageOf(options.emit)) {
+    phases.insert(phases.end(), {"mlirgen", "mlir-pipeline"});
     if (describes && int(*stage) < int(MLIRStage::Bufferized))
       phases.push_back("workspace-size");
   } else {
-    phases.insert(phases.end(), {"translate-to-llvm-ir", "abi-entry-points",
+    phases.insert(phases.end(), {"mlirgen", "mlir-pipeline",
+                                 "translate-to-llvm-ir", "abi-entry-points",
                                  "llvm-optimize"});
     if (options.emit != EmitKind::LLVMIR)
       phases.push_back("llvm-codegen");
@@ -483,20 +492,40 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
       }
   }
 
-  Compiler compiler;
+  // Printing the IR after every pass prints whole modules, which MLIR
+  // does only when passes do not run in parallel.
+  Compiler compiler(options.printIRAfterAll ? 1 : options.jobs);
   PipelineOptions pipeline = pipelineOptionsFor(**machine, options.optLevel);
   pipeline.printIRAfterAll = options.printIRAfterAll;
+  pipeline.cutRegions = options.cutRegions;
   OutputFileSet outputs;
   CacheArtifacts artifacts;
   bool primaryStreamed = false;
-  if (std::optional<MLIRStage> stopAt = mlirStageOf(options.emit)) {
+  bool describes = !options.headerPath.empty() ||
+                   !options.manifestPath.empty() || cache.has_value();
+  if (options.emit == EmitKind::Regions) {
+    {
+      mlir::TimingScope regions = root.nest("regions");
+      RegionOptions regionOptions;
+      regionOptions.cut = options.cutRegions;
+      artifacts.primary =
+          regionPlanToJson(program,
+                           planRegions(program, contract, regionOptions))
+              .dump(2) +
+          "\n";
+    }
+    std::optional<uint64_t> workspace =
+        workspaceBytesAfter(compiler, *checked, MLIRStage::Tensor, nullptr,
+                            pipeline, describes, diags, root);
+    if (!workspace)
+      return diags.exitCode();
+    info.workspaceBytes = *workspace;
+  } else if (std::optional<MLIRStage> stopAt = mlirStageOf(options.emit)) {
     mlir::OwningOpRef<mlir::ModuleOp> module =
         compiler.lowerToMLIR(*checked, *stopAt, pipeline, diags, root);
     if (!module)
       return diags.exitCode();
     artifacts.primary = printModule(*module);
-    bool describes = !options.headerPath.empty() ||
-                     !options.manifestPath.empty() || cache.has_value();
     std::optional<uint64_t> workspace = workspaceBytesAfter(
         compiler, *checked, *stopAt, *module, pipeline, describes, diags, root);
     if (!workspace)

@@ -10,6 +10,7 @@
 #include "txc/Tools/Tools.h"
 
 #include "txc/Analysis/Contract.h"
+#include "txc/Analysis/Regions.h"
 #include "txc/Analysis/Verifier.h"
 #include "txc/Frontend/ProgramReader.h"
 #include "txc/Program/ProgramJson.h"
@@ -37,7 +38,8 @@ struct Assumption {
 class Explainer {
 public:
   Explainer(const Program &program, const Contract &contract)
-      : program(program), contract(contract), names(program.symbolNames()),
+      : program(program), contract(contract),
+        regions(planRegions(program, contract)), names(program.symbolNames()),
         file(llvm::sys::path::filename(program.file).str()),
         shownFile(escapeForTerminal(file)) {
     groupAssumptions();
@@ -85,8 +87,11 @@ private:
   std::string guardNote(TensorSide side, size_t index, const std::string &name,
                         const std::string &node) const;
 
+  std::string regionsText() const;
+
   const Program &program;
   const Contract &contract;
+  RegionPlan regions;
   std::vector<std::string> names;
   std::string file;
   /// The file name as text and DOT show it: any control character escaped
@@ -256,6 +261,7 @@ std::string Explainer::text() const {
   for (const OutputDecl &output : program.body.outputs)
     out += "  " + output.name + " = " + output.value + ": " +
            type(output.type) + "  (" + where(output.loc) + ")\n";
+  out += regionsText();
   out += "\nassumptions about the caller, and the guards that check them "
          "(in the order the object checks them)\n";
   for (const Assumption &a : assumptions) {
@@ -267,6 +273,30 @@ std::string Explainer::text() const {
              guardKindName(g->kind).str() + " (" +
              statusCodeMacro(g->code).str() + "): " + g->expression + "\n";
   }
+  return out;
+}
+
+std::string Explainer::regionsText() const {
+  std::string out = "\nkernel regions (each compiled as a function; identical "
+                    "regions share one)\n";
+  const std::vector<Node> &nodes = program.body.nodes;
+  for (size_t r = 0; r < regions.regions.size(); ++r) {
+    const Region &region = regions.regions[r];
+    out += "  region " + std::to_string(r) + " (" +
+           regionKindName(region.kind).str() + ", function " +
+           std::to_string(region.function) + "):";
+    for (unsigned n = region.firstNode; n < region.endNode; ++n)
+      out += " " + nodes[n].name;
+    out += "\n";
+  }
+  auto count = [](size_t n, const char *noun) {
+    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+  };
+  out += "  " + count(regions.regions.size(), "region") + ", " +
+         count(regions.functions.size(), "function") +
+         (regions.regions.size() == 1 ? " (lowered into the kernel itself)"
+                                      : "") +
+         "\n";
   return out;
 }
 
@@ -353,6 +383,7 @@ std::string Explainer::toJson() const {
                        {"shape", shapeJson(output.type.shape)},
                        {"location", locJson(output.loc)}});
   root["outputs"] = std::move(outputs);
+  root["regions"] = regionPlanToJson(program, regions);
   json list = json::array();
   for (const Assumption &a : assumptions) {
     json ids = json::array();

@@ -129,6 +129,24 @@ int main(int argc, char **argv) {
       ->multi_option_policy(lastWins);
   addOptLevelOption(compileCommand, compile.optLevel);
   compileCommand
+      ->add_option("-j,--jobs", compile.jobs,
+                   "Threads to compile on (0: one per available core; 1: "
+                   "strictly serial); the outputs are the same bytes for "
+                   "every value")
+      ->check(CLI::Range(0u, 1024u))
+      ->capture_default_str()
+      ->multi_option_policy(lastWins);
+  std::string regionsMode = "auto";
+  compileCommand
+      ->add_option("--regions", regionsMode,
+                   "auto: one kernel function per region of the program, "
+                   "identical regions sharing one (docs/architecture.md, "
+                   "Regions); one: the whole program in the kernel function "
+                   "(its IR in one piece; compile time grows faster)")
+      ->check(CLI::IsMember({"auto", "one"}))
+      ->capture_default_str()
+      ->multi_option_policy(lastWins);
+  compileCommand
       ->add_option("--target", compile.triple,
                    "Target triple (default: this machine; 'help' lists "
                    "the targets)")
@@ -265,6 +283,7 @@ int main(int argc, char **argv) {
     if (noCache)
       compile.cacheDir.clear();
     compile.externalWeights = weightsMode == "external";
+    compile.cutRegions = regionsMode == "auto";
     if (!compile.weightsPath.empty() && !compile.externalWeights) {
       diags.error(DiagCategory::Usage, "usage", "", Loc(),
                   "--weights-file is only used with --weights external");

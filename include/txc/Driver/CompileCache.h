@@ -64,7 +64,8 @@ struct CacheKeyInputs {
   std::string emitKind;
   unsigned optLevel = 2;
   TargetSpec target;       ///< resolved: host CPU and features filled in
-  std::string entryPrefix; ///< resolved: the program name if not given
+  std::string entryPrefix;
+  bool cutRegions = true; ///< --regions auto (true) or one ///< resolved: the program name if not given
 };
 
 /// The text the key hashes: one `name value` line per input.

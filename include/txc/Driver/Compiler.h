@@ -32,6 +32,7 @@ class MemoryBufferRef;
 class Module;
 class TargetMachine;
 class raw_pwrite_stream;
+class ThreadPoolInterface;
 } // namespace llvm
 
 namespace mlir {
@@ -73,7 +74,10 @@ checkedObjectImports(llvm::MemoryBufferRef object, llvm::StringRef programFile,
 
 class Compiler {
 public:
-  Compiler();
+  /// A compiler whose MLIR passes run on `jobs` threads (the functions of
+  /// the regions in parallel); 0 means one per available core, 1 strictly
+  /// serial. The output does not depend on it.
+  explicit Compiler(unsigned jobs = 0);
   ~Compiler();
   Compiler(const Compiler &) = delete;
   Compiler &operator=(const Compiler &) = delete;
@@ -104,6 +108,7 @@ public:
                                            DiagnosticEngine &diags);
 
 private:
+  std::unique_ptr<llvm::ThreadPoolInterface> threads;
   std::unique_ptr<mlir::MLIRContext> context;
 };
 

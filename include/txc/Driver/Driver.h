@@ -33,6 +33,7 @@ enum class EmitKind {
   LLVMIR,
   Assembly,
   Object,
+  Regions,
 };
 
 struct EmitKindInfo {
@@ -51,6 +52,11 @@ struct CompileOptions {
   std::string manifestPath;
   EmitKind emit = EmitKind::Object;
   unsigned optLevel = 2;
+  /// Threads of the compile (-j): 0 = one per available core, 1 = serial.
+  /// The outputs are the same bytes for every value.
+  unsigned jobs = 0;
+  /// False (`--regions one`): the whole program in the kernel function.
+  bool cutRegions = true;
   std::string triple;
   std::string cpu;
   std::string features;

@@ -52,6 +52,9 @@ struct PipelineOptions {
   VectorTarget vector;
   bool printIRAfterAll = false;
   bool verifyEachPass = true;
+  /// False: MLIRGen lowers the whole program into the kernel function
+  /// instead of one function per region (`txc compile --regions one`).
+  bool cutRegions = true;
 };
 
 void addTensorOptimizationPasses(mlir::OpPassManager &pm,
