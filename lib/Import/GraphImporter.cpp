@@ -337,10 +337,6 @@ static const KnownUnsupportedOp kUnsupportedOps[] = {
      "draw the numbers on the host and pass them as an input"},
     {"StringNormalizer", "it works on string tensors, which txc has not",
      "tokenize on the host and pass the ids as an input"},
-    {"Loop", "loops are not imported yet",
-     "unroll the loop when exporting (a trip count known at export time)"},
-    {"Scan", "loops are not imported yet",
-     "unroll the scan when exporting"},
 };
 
 bool GraphImporter::hasPoisonedInput(const onnx::NodeProto &node) const {
