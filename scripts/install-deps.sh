@@ -27,6 +27,7 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   python3-torch python3-torchvision
   python3-onnx   # test/onnx/node_tests.py and the lit import tests build and read models
+  libonnx-testdata   # ONNX's backend node tests that test/onnx/node_tests.py runs (ctest onnx-node-tests)
 )
 # Debian's oneDNN CMake config (dnnl-config.cmake) requires OpenCL: without
 # its headers and loader, configuring the benchmarks fails with "Could NOT

@@ -3,6 +3,9 @@
 
 #include "llvm/Support/ErrorHandling.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 using namespace txc;
 
 static const ShapeRuleTable &shapeRules() {
@@ -135,6 +138,16 @@ std::optional<Shape> txc::broadcastShapes(const Shape &a, const Shape &b,
     }
   }
   return result;
+}
+
+std::string txc::formatNumber(double value) {
+  char buffer[32];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value)
+      break;
+  }
+  return buffer;
 }
 
 std::optional<Shape> txc::readShapeAttribute(const Program &program,

@@ -337,10 +337,6 @@ static const KnownUnsupportedOp kUnsupportedOps[] = {
      "draw the numbers on the host and pass them as an input"},
     {"StringNormalizer", "it works on string tensors, which txc has not",
      "tokenize on the host and pass the ids as an input"},
-    {"Loop", "loops are not imported yet",
-     "unroll the loop when exporting (a trip count known at export time)"},
-    {"Scan", "loops are not imported yet",
-     "unroll the scan when exporting"},
 };
 
 bool GraphImporter::hasPoisonedInput(const onnx::NodeProto &node) const {
@@ -439,13 +435,20 @@ void GraphImporter::importNode(const onnx::NodeProto &node, unsigned index) {
 
 std::optional<std::vector<ImportedValue>>
 GraphImporter::importSubgraph(const onnx::GraphProto &subgraph,
-                              unsigned parentIndex, Graph &target) {
+                              unsigned parentIndex, Graph &target,
+                              llvm::ArrayRef<ImportedValue> inputs) {
   Graph *enclosing = current;
   std::vector<std::string> *enclosingScope = scope;
   std::vector<std::string> defined;
   current = &target;
   scope = &defined;
   unsigned errorsBefore = diags.errorCount();
+  // The caller checked that the counts agree.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ImportedValue input = inputs[i];
+    input.onnxName = subgraph.input(int(i)).name();
+    define(subgraph.input(int(i)).name(), std::move(input));
+  }
   for (const onnx::TensorProto &tensor : subgraph.initializer()) {
     std::string problem;
     std::shared_ptr<KnownTensor> known = readTensorProto(tensor, model, problem);

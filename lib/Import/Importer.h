@@ -178,6 +178,8 @@ public:
   llvm::LogicalResult invalid(const llvm::Twine &message);
 
   std::string str(const Shape &shape) const;
+  /// One dim, without brackets ("2*n").
+  std::string dimStr(const ShapeExpr &dim) const;
   const Program &program() const;
 
 private:
@@ -277,13 +279,14 @@ public:
   std::optional<std::string> materialize(const ImportedValue &value,
                                          std::optional<unsigned> readerIndex);
   void define(const std::string &onnxName, ImportedValue value);
-  /// Imports the nodes of an ONNX subgraph (If's branches) into `target`,
-  /// reading the enclosing values it names; its diagnostics point at node
-  /// `parentIndex`. Its values go out of scope again; returns its outputs,
-  /// or nullopt after a diagnostic.
+  /// Imports the nodes of an ONNX subgraph (If's branches, a loop's body)
+  /// into `target`, with its inputs bound to `inputs` (one per input: the
+  /// loop's state), reading the enclosing values it names; its diagnostics
+  /// point at node `parentIndex`. Its values go out of scope again; returns
+  /// its outputs, or nullopt after a diagnostic.
   std::optional<std::vector<ImportedValue>>
   importSubgraph(const onnx::GraphProto &subgraph, unsigned parentIndex,
-                 Graph &target);
+                 Graph &target, llvm::ArrayRef<ImportedValue> inputs = {});
   /// The graph nodes are emitted into: the program's body, or a region.
   Graph *current = &program.body;
   /// An error at node `nodeIndex` with a hint note.
@@ -369,6 +372,14 @@ llvm::LogicalResult outputIf(NodeImporter &node, MaybeValue value);
 /// been made (LSTM's Y, Y_h, Y_c; DynamicQuantizeLinear's three).
 llvm::LogicalResult outputsIf(NodeImporter &node,
                               llvm::ArrayRef<MaybeValue> values);
+
+/// The value of a dim expression at run time, as an i64 scalar: a constant,
+/// or the sum of a tensor of ones of that length (a loop's trip count, a
+/// range's symbolic start). The dim must not be negative for any value of
+/// the symbols (the caller checks, with dimBounds).
+MaybeValue dimValue(NodeImporter &node, const ShapeExpr &dim);
+/// The bounds of `dim` over the declared ranges of the symbols.
+Interval dimBounds(NodeImporter &node, const ShapeExpr &dim);
 
 /// An ONNX axis attribute normalized for `rank` (negative counts from the
 /// end); nullopt when out of range.

@@ -20,6 +20,10 @@ std::string NodeImporter::str(const Shape &shape) const {
   return shapeToString(shape, graph.program.symbolNames());
 }
 
+std::string NodeImporter::dimStr(const ShapeExpr &dim) const {
+  return dim.toString(graph.program.symbolNames());
+}
+
 bool NodeImporter::hasInput(unsigned i) const {
   return int(i) < node.input_size() && !node.input(i).empty();
 }
@@ -366,4 +370,18 @@ txc::onnximport::outputsIf(NodeImporter &node,
       return llvm::failure();
   }
   return llvm::success();
+}
+
+Interval txc::onnximport::dimBounds(NodeImporter &node, const ShapeExpr &dim) {
+  return dim.bounds(node.program().symbolRanges());
+}
+
+MaybeValue txc::onnximport::dimValue(NodeImporter &node, const ShapeExpr &dim) {
+  if (std::optional<int64_t> constant = dim.getConstant())
+    return node.scalar(DType::I64, double(*constant));
+  return emitIf(
+      node, "sum",
+      {node.emit("broadcast_to", {node.scalar(DType::I64, 1)},
+                 {shapeAttr("shape", {dim}, node.program().symbolNames())})},
+      {intListAttr("axes", {0}), boolAttr("keepdims", false)});
 }

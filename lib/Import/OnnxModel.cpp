@@ -6,6 +6,7 @@
 // std::exception) are caught: each becomes one diagnostic.
 //
 //===----------------------------------------------------------------------===//
+#include "Importer.h"
 #include "OnnxModel.h"
 
 #include "txc/Import/OnnxImport.h"
@@ -325,6 +326,42 @@ static void guardLibonnxShapeInference() {
   });
 }
 
+/// Ops whose conversion to opset 17 by libonnx changes the model rather than
+/// the op: Scan-8 (a batch axis and sequence_lens) becomes Scan-9 by its
+/// adapter dropping the batch axis from the graph's inputs and outputs, so
+/// the converted model would expect other shapes than the exported one.
+static bool checkConvertibleOps(const onnx::ModelProto &model, int64_t opset,
+                                llvm::StringRef displayName,
+                                DiagnosticEngine &diags) {
+  if (opset >= 9)
+    return true;
+  bool ok = true;
+  for (int i = 0; i < model.graph().node_size(); ++i) {
+    const onnx::NodeProto &node = model.graph().node(i);
+    if (node.op_type() != "Scan" ||
+        !(node.domain().empty() || node.domain() == "ai.onnx"))
+      continue;
+    Loc loc;
+    loc.pointer = "/graph/node/" + std::to_string(i);
+    Diagnostic &diag = diags.error(
+        DiagCategory::NotRepresentable, "onnx-unsupported-node", displayName,
+        loc,
+        "node " + nodeLabel(node, unsigned(i)) + " (Scan-8, opset " +
+            std::to_string(opset) +
+            ") cannot be imported: ONNX's version converter makes Scan-8 a "
+            "Scan-9 by removing the batch axis from the graph's inputs and "
+            "outputs, which changes the shapes the model is called with");
+    Diagnostic note;
+    note.severity = Severity::Note;
+    note.category = diag.category;
+    note.id = diag.id;
+    note.message = "hint: export the model at opset 9 or later";
+    diag.notes.push_back(std::move(note));
+    ok = false;
+  }
+  return ok;
+}
+
 std::shared_ptr<const onnx::ModelProto>
 txc::onnximport::loadOnnxModel(llvm::StringRef bytes,
                                llvm::StringRef displayName,
@@ -354,7 +391,8 @@ txc::onnximport::loadOnnxModel(llvm::StringRef bytes,
                "the ONNX checker rejects the model", diags,
                [&] { onnx::checker::check_model(*model); }) ||
       !checkOutputsDefined(model->graph(), {}, "/graph", displayName, diags) ||
-      !checkTensorTypes(*model, displayName, diags))
+      !checkTensorTypes(*model, displayName, diags) ||
+      !checkConvertibleOps(*model, *opset, displayName, diags))
     return nullptr;
   if (*opset != kOnnxTargetOpset) {
     auto converted = std::make_shared<onnx::ModelProto>();

@@ -264,18 +264,6 @@ struct ReluOp {
   }
 };
 
-/// Stores the exact value `value` (a double holding a float element, or an
-/// integer) in T's dtype, rounding once.
-template <class T> typename T::Storage roundFloat(double value) {
-  using S = typename T::Storage;
-  if constexpr (T::dtype == DType::F16)
-    return doubleToHalf(value);
-  else if constexpr (T::dtype == DType::BF16)
-    return doubleToBF16(value);
-  else
-    return S(value); // float or double: one rounding to nearest even
-}
-
 /// A clamp bound as a value of T's dtype: floats rounded once to nearest
 /// even, integers (integral, checked by the verifier) saturated.
 template <class T, class C> C clampBound(double bound) {

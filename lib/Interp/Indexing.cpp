@@ -5,11 +5,15 @@
 // TXC_E_INDEX_OUT_OF_RANGE and the status the compiled object reports for it
 // (the node's index_in_range guard, the range, the index). The range is
 // [0, dim-1], or [-dim, dim-1] for a gather with wrap_negative and for
-// gather_elements, which read index -k as dim-k.
+// gather_elements, which read index -k as dim-k. range reads nothing.
 //
 //===----------------------------------------------------------------------===//
 #include "txc/Analysis/ShapeOpAttrs.h"
+#include "txc/Interp/ElementTypes.h"
 #include "txc/Interp/OpEvaluator.h"
+#include "txc/Program/Attributes.h"
+
+#include <type_traits>
 
 using namespace txc;
 
@@ -149,10 +153,40 @@ evalGatherElements(const OpEvalContext &ctx) {
   return singleResult(std::move(*result));
 }
 
+/// range: element i is start + i*delta, computed in the dtype's compute
+/// type (integers wrap; f16 and bf16 in float, rounded once), with start
+/// and delta first rounded to the dtype, as the lowering computes it.
+llvm::Expected<std::vector<Tensor>> evalRange(const OpEvalContext &ctx) {
+  auto result = ctx.makeResult();
+  if (!result)
+    return result.takeError();
+  double start = getFloatAttr(ctx.getNode(), "start", 0);
+  double delta = getFloatAttr(ctx.getNode(), "delta", 1);
+  dispatchNumeric(result->dtype(), [&](auto traits) {
+    using T = decltype(traits);
+    using S = typename T::Storage;
+    using C = typename T::Compute;
+    for (int64_t i = 0; i < result->numElements(); ++i) {
+      if constexpr (std::is_floating_point_v<C>) {
+        C first = T::load(roundFloat<T>(start));
+        C step = T::load(roundFloat<T>(delta));
+        result->store<S>(i, T::store(first + C(i) * step));
+      } else {
+        // The attributes are integers the dtype holds (the shape rule).
+        uint64_t value = uint64_t(int64_t(start)) +
+                         uint64_t(i) * uint64_t(int64_t(delta));
+        result->store<S>(i, S(value));
+      }
+    }
+  });
+  return singleResult(std::move(*result));
+}
+
 } // namespace
 
 void txc::registerIndexingOps(OpEvaluatorTable &table) {
   table.add(OpKind::Gather, evalGather);
   table.add(OpKind::Embedding, evalGather);
   table.add(OpKind::GatherElements, evalGatherElements);
+  table.add(OpKind::Range, evalRange);
 }

@@ -268,6 +268,7 @@ private:
                        std::vector<std::pair<std::string, std::string>> &attrs);
   bool genGather();
   bool genGatherElements();
+  bool genRange();
 
   bool compatible(const Shape &a, const Shape &b) const;
   /// The axes of `shape` that are at least `min` for every symbol value.
@@ -1397,6 +1398,40 @@ bool Generator::genGatherElements() {
          nullptr;
 }
 
+/// range: a 1-D tensor of a length that a pool value has as one of its
+/// dims (so that elementwise ops can combine them), or of a symbol
+/// expression or a constant; start and delta are multiples of 0.25 in
+/// [-4, 4] (floats) or integers in [-8, 8] (wrapping past i8's limits).
+/// Computed exactly as the interpreter does: an exact value.
+bool Generator::genRange() {
+  DType dtype = randomDType();
+  if (!allowedOp("range") || dtype == DType::Bool)
+    return false;
+  ShapeExpr length = ShapeExpr::constant(range(0, 6));
+  const Value *x = choose([](const Value &v) { return !v.type.shape.empty(); });
+  if (x && chance(60)) {
+    length = pick(x->type.shape);
+  } else if (!prog.symbols.empty() && chance(60)) {
+    uint32_t id = below(prog.symbols.size());
+    length = *ShapeExpr::add(
+        ShapeExpr::symbol({id, prog.symbols[id].multipleOf}),
+        ShapeExpr::constant(range(0, 2)));
+  }
+  bool integer = !isFloat(dtype);
+  int64_t start = integer ? range(-8, 8) : range(-16, 16);
+  int64_t delta = integer ? range(-8, 8) : range(-16, 16);
+  std::vector<std::pair<std::string, std::string>> attrs = {
+      {"shape", shapeText({length})},
+      {"dtype", "\"" + dtypeName(dtype).str() + "\""}};
+  if (start || chance(50))
+    attrs.push_back(
+        {"start", number(integer ? double(start) : randomQuarter(start))});
+  if (delta != 1 || chance(50))
+    attrs.push_back(
+        {"delta", number(integer ? double(delta) : randomQuarter(delta))});
+  return addNode("range", {}, attrs, true) != nullptr;
+}
+
 GeneratedProgram Generator::run() {
   pool.reserve(1024); // pointers into the pool stay valid
   // Symbols: 1-3, small ranges, some with multiple_of.
@@ -1503,7 +1538,7 @@ GeneratedProgram Generator::run() {
       {&Generator::genSplit, 2},      {&Generator::genConvPool, 2},
       {&Generator::genGather, 2},     {&Generator::genCumSum, 2},
       {&Generator::genTile, 2},       {&Generator::genTopK, 2},
-      {&Generator::genGatherElements, 2}};
+      {&Generator::genGatherElements, 2}, {&Generator::genRange, 2}};
   unsigned total = 0;
   for (auto &g : generators)
     total += g.second;

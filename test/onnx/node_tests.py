@@ -172,10 +172,12 @@ OTHER_REFERENCE = {
 # such an input an initializer of the model it imports when every data set
 # agrees on its value (and nothing else reads it); a test whose data sets
 # differ keeps the input, and txc rejects it.
+# Loop's trip count M and initial condition are such parameters (PyTorch
+# exports a for loop with both constant).
 PARAMETER_INPUTS = {
     "ConstantOfShape": (0,), "ConvTranspose": (1,), "CumSum": (1,),
-    "Expand": (1,), "GRU": (4,), "LSTM": (4,), "OneHot": (1,), "RNN": (4,),
-    "Pad": (1, 2), "Range": (0, 1, 2), "ReduceSum": (1,), "Reshape": (1,),
+    "Expand": (1,), "GRU": (4,), "LSTM": (4,), "Loop": (0, 1), "OneHot": (1,),
+    "RNN": (4,), "Pad": (1, 2), "Range": (0, 1, 2), "ReduceSum": (1,), "Reshape": (1,),
     "Resize": (1, 2, 3), "Slice": (1, 2, 3, 4), "Split": (1,),
     "Squeeze": (1,), "Tile": (1,), "TopK": (1,), "Unsqueeze": (1,),
     "Upsample": (1,),

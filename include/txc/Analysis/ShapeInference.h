@@ -111,6 +111,10 @@ std::vector<TensorType> inferResultTypes(InferenceContext &ctx);
 std::optional<Shape> broadcastShapes(const Shape &a, const Shape &b,
                                      size_t &badDim);
 
+/// The shortest decimal that reads back as `value` (an attribute's value
+/// in a diagnostic).
+std::string formatNumber(double value);
+
 /// Reads an attribute of type Shape (integers or symbol expressions).
 std::optional<Shape> readShapeAttribute(const Program &program,
                                         const AttrValue &value,

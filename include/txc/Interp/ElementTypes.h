@@ -101,6 +101,19 @@ template <class Fn> decltype(auto) dispatchDType(DType dtype, Fn &&fn) {
   llvm_unreachable("unknown dtype");
 }
 
+/// Stores the exact value `value` (a double holding a float element, or an
+/// integer) in T's dtype, rounding once (an attribute's value as an
+/// element: clamp's bounds, range's start and delta).
+template <class T> typename T::Storage roundFloat(double value) {
+  using S = typename T::Storage;
+  if constexpr (T::dtype == DType::F16)
+    return doubleToHalf(value);
+  else if constexpr (T::dtype == DType::BF16)
+    return doubleToBF16(value);
+  else
+    return S(value); // float or double: one rounding to nearest even
+}
+
 /// Two's complement wrapping arithmetic for the integer compute types.
 template <class T> T wrapAdd(T a, T b) { return T(uint64_t(a) + uint64_t(b)); }
 template <class T> T wrapSub(T a, T b) { return T(uint64_t(a) - uint64_t(b)); }

@@ -50,17 +50,6 @@ bool requireAccepted(InferenceContext &ctx, size_t operand) {
   return false;
 }
 
-/// The shortest decimal that reads back as `value`, for diagnostics.
-std::string formatNumber(double value) {
-  char buffer[32];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value)
-      break;
-  }
-  return buffer;
-}
-
 /// numpy-style broadcast of the shapes of `operands`; records a problem
 /// naming every shape and the first pair of dims that do not match.
 std::optional<Shape> broadcastOperands(InferenceContext &ctx,

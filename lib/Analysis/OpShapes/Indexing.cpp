@@ -2,10 +2,14 @@
 //
 // The result shape of an indexing op depends only on the shapes of its
 // operands; whether each index is inside the indexed dim is checked at run
-// time (a data-dependent guard of the contract, status 11).
+// time (a data-dependent guard of the contract, status 11). range has no
+// operands: its length is its `shape` attribute, a dim expression.
 //
 //===----------------------------------------------------------------------===//
 #include "txc/Analysis/ShapeOpAttrs.h"
+#include "txc/Program/Attributes.h"
+
+#include <cmath>
 
 using namespace txc;
 
@@ -87,10 +91,64 @@ std::vector<TensorType> inferGatherElements(InferenceContext &ctx) {
   return {TensorType{data.dtype, indices.shape}};
 }
 
+/// Whether `value` is an integer the (integer) dtype holds; u8's delta may
+/// also count down (-255 to -1).
+bool fitsIntegerDType(double value, DType dtype, bool isDelta) {
+  if (value != std::floor(value))
+    return false;
+  int64_t bits = 8 * dtypeSize(dtype);
+  double low = isSigned(dtype) ? -std::ldexp(1.0, int(bits) - 1) : 0;
+  double high = std::ldexp(1.0, int(bits) - (isSigned(dtype) ? 1 : 0)) - 1;
+  if (!isSigned(dtype) && isDelta)
+    low = -high;
+  return value >= low && value <= high;
+}
+
+/// range(): the 1-D tensor start + i*delta of `dtype`, of length `shape[0]`.
+std::vector<TensorType> inferRange(InferenceContext &ctx) {
+  std::optional<DType> dtype = getDTypeAttr(ctx.node, "dtype");
+  if (*dtype == DType::Bool) {
+    ctx.fail(ctx.attrLoc("dtype"), "bad-dtype",
+             "'range' node '" + ctx.node.name + "' needs a numeric dtype, not bool");
+    return {};
+  }
+  const NodeAttr *attr = ctx.node.findAttribute("shape");
+  std::string error;
+  Loc errorLoc;
+  auto shape = readShapeAttribute(ctx.program, attr->value, error, errorLoc);
+  if (!shape) {
+    ctx.fail(errorLoc, "bad-attribute", error);
+    return {};
+  }
+  if (shape->size() != 1) {
+    ctx.fail(attr->loc, "bad-attribute",
+             "the shape of 'range' node '" + ctx.node.name +
+                 "' must have exactly one dim (its length), not " +
+                 ctx.str(*shape));
+    return {};
+  }
+  for (const char *name : {"start", "delta"}) {
+    double value = getFloatAttr(ctx.node, name, name[0] == 'd' ? 1 : 0);
+    bool ok = isFloat(*dtype) ? std::isfinite(value)
+                              : fitsIntegerDType(value, *dtype, name[0] == 'd');
+    if (!ok) {
+      ctx.fail(ctx.attrLoc(name), "bad-attribute",
+               "attribute '" + std::string(name) + "' of 'range' node '" +
+                   ctx.node.name + "' is " + formatNumber(value) +
+                   (isFloat(*dtype) ? ", not a finite number"
+                                    : ", which is not an integer that " +
+                                          dtypeName(*dtype).str() + " holds"));
+      return {};
+    }
+  }
+  return {TensorType{*dtype, std::move(*shape)}};
+}
+
 } // namespace
 
 void txc::registerIndexingShapeRules(ShapeRuleTable &table) {
   table.add(OpKind::Gather, inferGather);
   table.add(OpKind::Embedding, inferEmbedding);
   table.add(OpKind::GatherElements, inferGatherElements);
+  table.add(OpKind::Range, inferRange);
 }

@@ -50,12 +50,6 @@ void failInnerDims(InferenceContext &ctx, const ShapeExpr &x,
            ctx.explainDimMismatch(x, y));
 }
 
-std::string formatNumber(double value) {
-  char text[32];
-  snprintf(text, sizeof text, "%.17g", value);
-  return text;
-}
-
 Shape leadingDims(const Shape &shape, size_t drop) {
   return Shape(shape.begin(), shape.end() - std::min(drop, shape.size()));
 }

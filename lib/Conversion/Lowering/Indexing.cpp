@@ -17,9 +17,13 @@
 // are unspecified. The ABI wrapper reads the status buffer after the kernel
 // returns (lib/Target/AbiEmitter.cpp).
 //
+// range makes indices rather than reading with them: a linalg.generic over
+// linalg.index, which needs no guard.
+//
 //===----------------------------------------------------------------------===//
 #include "../MLIRGen.h"
 #include "txc/Analysis/ShapeOpAttrs.h"
+#include "txc/Program/Attributes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -306,12 +310,52 @@ FailureOr<SmallVector<Value>> lowerGatherElements(MLIRGen &gen,
   return SmallVector<Value>{generic.getResult(0)};
 }
 
+/// range: a linalg.generic without operands whose element i is
+/// start + i*delta, in the element type (integers wrap) or, for f16 and
+/// bf16, in f32 rounded once to the type, as the interpreter computes it.
+FailureOr<SmallVector<Value>> lowerRange(MLIRGen &gen,
+                                         const NodeLowering &lowering) {
+  const TensorType &type = lowering.resultType();
+  DType dtype = type.dtype;
+  double start = getFloatAttr(lowering.node, "start", 0);
+  double delta = getFloatAttr(lowering.node, "delta", 1);
+  bool half = dtype == DType::F16 || dtype == DType::BF16;
+  Value result = gen.buildElementwise(
+      lowering.loc, type, {}, {},
+      [&](OpBuilder &b, Location loc, ValueRange) -> Value {
+        Value first = gen.scalar(b, dtype, start, loc);
+        Value step = gen.scalar(b, dtype, delta, loc);
+        Value i = b.create<linalg::IndexOp>(loc, 0);
+        if (!isFloat(dtype)) {
+          Value index =
+              b.create<arith::IndexCastOp>(loc, first.getType(), i);
+          return b.create<arith::AddIOp>(
+              loc, first, b.create<arith::MulIOp>(loc, index, step));
+        }
+        Type compute = half ? b.getF32Type() : first.getType();
+        if (half) {
+          first = b.create<arith::ExtFOp>(loc, compute, first);
+          step = b.create<arith::ExtFOp>(loc, compute, step);
+        }
+        Value index = b.create<arith::SIToFPOp>(
+            loc, compute,
+            b.create<arith::IndexCastOp>(loc, b.getI64Type(), i));
+        Value value = b.create<arith::AddFOp>(
+            loc, first, b.create<arith::MulFOp>(loc, index, step));
+        if (half)
+          value = b.create<arith::TruncFOp>(loc, gen.elementType(dtype), value);
+        return value;
+      });
+  return SmallVector<Value>{result};
+}
+
 } // namespace
 
 void registerIndexingLowerings(LoweringTable &table) {
   table.add(OpKind::Gather, lowerGather);
   table.add(OpKind::Embedding, lowerGather);
   table.add(OpKind::GatherElements, lowerGatherElements);
+  table.add(OpKind::Range, lowerRange);
 }
 
 } // namespace txc

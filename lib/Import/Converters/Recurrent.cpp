@@ -5,15 +5,13 @@
 // `linear` before the loop; each iteration reads its step's row (a gather
 // at the step index), computes the cell's gates from the carried hidden
 // (and cell) state with ONNX's equations, and carries the sequence of
-// hidden states Y too, shifted by one step and appended to, so that Y needs
-// no write at a run-time index. The loop runs seq_length times: seq_length
-// is static or symbolic (its run-time value is then the sum of ones
-// broadcast along it, and `max_iterations` its declared maximum).
+// hidden states Y too, writing the step's row by a `select` (Loops.h). The
+// loop runs seq_length times: seq_length is static or symbolic (its
+// run-time value is then the sum of ones broadcast along it, and
+// `max_iterations` its declared maximum).
 //
 //===----------------------------------------------------------------------===//
-#include "../Importer.h"
-
-#include <limits>
+#include "Loops.h"
 
 using namespace txc;
 using namespace txc::onnximport;
@@ -34,57 +32,6 @@ std::vector<std::string> defaultActivations(CellKind kind) {
   return {"Sigmoid", "Tanh", "Tanh"};
 }
 
-/// While alive, the importer emits its nodes into `region`.
-class RegionScope {
-public:
-  RegionScope(GraphImporter &importer, Graph &region)
-      : importer(importer), enclosing(importer.current) {
-    importer.current = &region;
-  }
-  ~RegionScope() { importer.current = enclosing; }
-
-private:
-  GraphImporter &importer;
-  Graph *enclosing;
-};
-
-/// The region's inputs, one per loop-carried value (of `types`).
-std::vector<MaybeValue> addInputs(NodeImporter &node, Graph &region,
-                                  llvm::ArrayRef<TensorType> types) {
-  std::vector<MaybeValue> inputs;
-  for (const TensorType &type : types) {
-    ValueDecl decl;
-    std::string base = "state";
-    for (unsigned i = 0; i < node.numOutputs(); ++i)
-      if (!node.outputName(i).empty()) {
-        base = node.importer().names.map(node.outputName(i)) + "_state";
-        break;
-      }
-    decl.name = node.importer().names.fresh(base);
-    decl.type = type;
-    region.inputs.push_back(decl);
-    inputs.push_back(ImportedValue{type, decl.name, nullptr, ""});
-  }
-  return inputs;
-}
-
-bool addOutputs(NodeImporter &node, Graph &region,
-                llvm::ArrayRef<MaybeValue> values) {
-  for (const MaybeValue &value : values) {
-    if (!value)
-      return false;
-    std::optional<std::string> ref =
-        node.importer().materialize(*value, node.nodeIndex());
-    if (!ref)
-      return false;
-    OutputDecl output;
-    output.name = *ref;
-    output.value = *ref;
-    region.outputs.push_back(std::move(output));
-  }
-  return true;
-}
-
 MaybeValue take(NodeImporter &node, MaybeValue x, int64_t index) {
   return emitIf(node, "gather", {x, node.scalar(DType::I64, double(index))},
                 {intAttr("axis", 0)});
@@ -103,12 +50,6 @@ MaybeValue linearOf(NodeImporter &node, MaybeValue x, MaybeValue w,
   if (bias)
     return emitIf(node, "linear", {x, w, bias});
   return emitIf(node, "linear", {x, w});
-}
-
-MaybeValue zeros(NodeImporter &node, DType dtype, const Shape &shape) {
-  return node.emit(
-      "broadcast_to", {node.scalar(dtype, 0)},
-      {shapeAttr("shape", shape, node.program().symbolNames())});
 }
 
 /// One direction's weights, as ONNX gives them for direction `d`.
@@ -192,70 +133,36 @@ runDirection(NodeImporter &node, CellKind kind, int64_t hidden,
              MaybeValue xw, MaybeValue count, int64_t maxSteps) {
   const Shape &shape = xw->type.shape; // [T, B, G*H]
   DType t = xw->type.dtype;
-  TensorType stateType{t, {shape[1], ShapeExpr::constant(hidden)}};
-  TensorType sequenceType{t, {shape[0], shape[1], ShapeExpr::constant(hidden)}};
+  Shape sequenceShape = {shape[0], shape[1], ShapeExpr::constant(hidden)};
   bool lstm = kind == CellKind::Lstm;
-  std::vector<TensorType> types = {TensorType{DType::I64, {}}, stateType};
   std::vector<MaybeValue> initial = {node.scalar(DType::I64, 0), dir.h0};
-  if (lstm) {
-    types.push_back(stateType);
+  if (lstm)
     initial.push_back(dir.c0);
-  }
-  types.push_back(sequenceType);
-  initial.push_back(zeros(node, t, sequenceType.shape));
+  initial.push_back(zeros(node, t, sequenceShape));
   MaybeValue last =
       dir.reverse ? emitIf(node, "sub", {count, node.scalar(DType::I64, 1)})
                   : MaybeValue();
-  GraphImporter &importer = node.importer();
-  auto condRegion = std::make_unique<Graph>();
-  auto bodyRegion = std::make_unique<Graph>();
-  {
-    RegionScope scope(importer, *condRegion);
-    std::vector<MaybeValue> state = addInputs(node, *condRegion, types);
-    if (!addOutputs(node, *condRegion, {emitIf(node, "lt", {state[0], count})}))
-      return std::nullopt;
-  }
-  {
-    RegionScope scope(importer, *bodyRegion);
-    std::vector<MaybeValue> state = addInputs(node, *bodyRegion, types);
+  MaybeValue positions = stackPositions(node, shape[0], 0, 3);
+  auto condition = [&](const LoopState &state) {
+    return emitIf(node, "lt", {state[0], count});
+  };
+  auto body = [&](const LoopState &state,
+                  LoopBody &) -> std::optional<LoopState> {
     MaybeValue step =
         dir.reverse ? emitIf(node, "sub", {last, state[0]}) : state[0];
     MaybeValue x = emitIf(node, "gather", {xw, step}, {intAttr("axis", 0)});
     CellStep next = cellStep(node, kind, hidden, linearBeforeReset, dir, x,
                              state[1], lstm ? state[2] : MaybeValue());
-    // Y shifted by one step, the new state at the end (forward) or the
-    // beginning (reverse): after T steps it holds step k at row k.
-    MaybeValue y = state.back();
-    MaybeValue row =
-        emitIf(node, "unsqueeze", {next.h}, {intListAttr("axes", {0})});
-    MaybeValue shifted =
-        dir.reverse
-            ? emitIf(node, "concat", {row, part(node, y, 0, -1, 0)},
-                     {intAttr("axis", 0)})
-            : emitIf(node, "concat",
-                     {part(node, y, 1, std::numeric_limits<int64_t>::max(), 0),
-                      row},
-                     {intAttr("axis", 0)});
-    std::vector<MaybeValue> outputs = {
+    // Y holds the hidden state of sequence step k at row k.
+    LoopState outputs = {
         emitIf(node, "add", {state[0], node.scalar(DType::I64, 1)}), next.h};
     if (lstm)
       outputs.push_back(next.c);
-    outputs.push_back(shifted);
-    if (!addOutputs(node, *bodyRegion, outputs))
-      return std::nullopt;
-  }
-  std::vector<ImportedValue> operands;
-  for (const MaybeValue &value : initial) {
-    if (!value)
-      return std::nullopt;
-    operands.push_back(*value);
-  }
-  std::vector<std::pair<std::string, std::unique_ptr<Graph>>> regions;
-  regions.emplace_back("cond", std::move(condRegion));
-  regions.emplace_back("body", std::move(bodyRegion));
-  auto results =
-      node.emitRegionNode("while", operands, {intAttr("max_iterations", maxSteps)},
-                          std::move(regions), types);
+    outputs.push_back(
+        stackStep(node, state.back(), next.h, step, positions, 0));
+    return outputs;
+  };
+  auto results = emitWhile(node, initial, maxSteps, condition, body);
   if (!results)
     return std::nullopt;
   return LoopResults{(*results)[1], lstm ? (*results)[2] : MaybeValue(),
@@ -331,24 +238,12 @@ llvm::LogicalResult convertRecurrent(NodeImporter &node) {
   const ShapeExpr steps = x->type.shape[0];
   if (llvm::failed(checkSupported(node, Kind, directions, steps)))
     return llvm::failure();
-  std::vector<Interval> ranges;
-  for (const Symbol &symbol : node.program().symbols)
-    ranges.push_back({symbol.min, symbol.max});
-  Interval stepRange = steps.bounds(ranges);
+  Interval stepRange = dimBounds(node, steps);
   if (stepRange.min < 1)
     return node.unsupported("its sequence length " + node.str({steps}) +
                                 " may be 0",
                             "declare the dim's range from 1");
-  // The step count as a run-time value: a sum of ones along a symbolic T.
-  MaybeValue count;
-  if (std::optional<int64_t> constant = steps.getConstant())
-    count = node.scalar(DType::I64, double(*constant));
-  else
-    count = emitIf(
-        node, "sum",
-        {node.emit("broadcast_to", {node.scalar(DType::I64, 1)},
-                   {shapeAttr("shape", {steps}, node.program().symbolNames())})},
-        {intListAttr("axes", {0}), boolAttr("keepdims", false)});
+  MaybeValue count = dimValue(node, steps);
   DType t = x->type.dtype;
   Shape stateShape = {x->type.shape[1], ShapeExpr::constant(hidden)};
   int64_t gates = gateCount(Kind) * hidden;

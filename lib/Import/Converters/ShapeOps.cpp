@@ -13,6 +13,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <cmath>
+
 using namespace txc;
 using namespace txc::onnximport;
 
@@ -573,33 +575,153 @@ llvm::LogicalResult convertConstantOfShape(NodeImporter &node) {
       {shapeAttr("shape", *shape, node.program().symbolNames())});
 }
 
-/// Range-11 with known start, limit and delta.
-llvm::LogicalResult convertRange(NodeImporter &node) {
-  const KnownTensor *start = node.known(0), *limit = node.known(1),
-                    *delta = node.known(2);
-  if (start && limit && delta && start->ints && limit->ints && delta->ints) {
-    std::optional<std::vector<int64_t>> s = start->staticInts(),
-                                        l = limit->staticInts(),
-                                        d = delta->staticInts();
-    if (s && l && d && s->size() == 1 && l->size() == 1 && d->size() == 1 &&
-        (*d)[0] != 0) {
-      std::vector<ShapeExpr> values;
-      for (int64_t v = (*s)[0]; (*d)[0] > 0 ? v < (*l)[0] : v > (*l)[0];
-           v += (*d)[0]) {
-        if (values.size() >= size_t(KnownTensor::kMaxFoldedElements))
-          return node.unsupported("its range has more than 4096 elements",
-                                  "");
-        values.push_back(ShapeExpr::constant(v));
-      }
-      int64_t count = values.size();
-      return node.setKnownOutput(
-          0, KnownTensor::fromInts(start->dtype, {count}, std::move(values)));
-    }
+/// One known integer of a scalar input of Range; nullopt when not known.
+std::optional<ShapeExpr> rangeScalar(NodeImporter &node, unsigned i) {
+  const KnownTensor *known = node.known(i);
+  if (!known || !known->ints || known->ints->size() != 1)
+    return std::nullopt;
+  return known->ints->front();
+}
+
+/// A range of constants, folded (at most 4096 elements).
+llvm::LogicalResult foldRange(NodeImporter &node, DType dtype, int64_t start,
+                              int64_t limit, int64_t delta) {
+  std::vector<ShapeExpr> values;
+  for (int64_t v = start; delta > 0 ? v < limit : v > limit; v += delta) {
+    if (values.size() >= size_t(KnownTensor::kMaxFoldedElements))
+      return node.unsupported("its range has more than 4096 elements", "");
+    values.push_back(ShapeExpr::constant(v));
   }
+  int64_t count = values.size();
+  return node.setKnownOutput(
+      0, KnownTensor::fromInts(dtype, {count}, std::move(values)));
+}
+
+/// The length max(0, ceil((limit - start) / delta)) of a range between
+/// dim expressions: (limit - start + delta - 1) // delta for delta > 0
+/// (mirrored for delta < 0), which must not be negative for any value of
+/// the symbols (max(0, ...) is no dim expression).
+std::optional<ShapeExpr> rangeLength(NodeImporter &node, const ShapeExpr &start,
+                                     const ShapeExpr &limit, int64_t delta) {
+  std::optional<ShapeExpr> span = delta > 0 ? ShapeExpr::sub(limit, start)
+                                            : ShapeExpr::sub(start, limit);
+  int64_t step = delta > 0 ? delta : -delta;
+  std::optional<ShapeExpr> length;
+  if (span && step > 0)
+    if (auto rounded = ShapeExpr::add(*span, ShapeExpr::constant(step - 1)))
+      length = ShapeExpr::floorDiv(*rounded, step);
+  if (!length) {
+    (void)node.unsupported("its length ceil((" + node.dimStr(limit) + " - " +
+                               node.dimStr(start) + ") / " +
+                               llvm::Twine(delta) +
+                               ") is not a dim expression txc can write",
+                           "");
+    return std::nullopt;
+  }
+  if (dimBounds(node, *length).min < 0) {
+    (void)node.unsupported(
+        "its length " + node.dimStr(*length) +
+            " is negative for some values of the symbols, where ONNX's is 0 "
+            "(max(0, ...) is not a dim expression)",
+        "declare the symbols' ranges so that the range is never empty "
+        "backwards");
+    return std::nullopt;
+  }
+  return length;
+}
+
+/// A range of integers between dim expressions with a constant step: a txc
+/// `range` from the constant start, or from 0 plus the start's run-time
+/// value (torch.arange(x.size(1), 0, -1)).
+llvm::LogicalResult emitIntegerRange(NodeImporter &node, DType dtype,
+                                     const ShapeExpr &start,
+                                     const ShapeExpr &limit, int64_t delta) {
+  std::optional<ShapeExpr> length = rangeLength(node, start, limit, delta);
+  if (!length)
+    return llvm::failure();
+  std::optional<int64_t> first = start.getConstant();
+  if (!first && dimBounds(node, start).min < 0)
+    return node.unsupported("its start " + node.dimStr(start) +
+                                " is negative for some values of the symbols",
+                            "");
+  MaybeValue range = node.emit(
+      "range", {},
+      {shapeAttr("shape", {*length}, node.program().symbolNames()),
+       stringAttr("dtype", dtypeName(dtype)),
+       floatAttr("start", double(first.value_or(0))),
+       floatAttr("delta", double(delta))});
+  if (first)
+    return outputIf(node, range);
+  MaybeValue offset = dimValue(node, start);
+  if (dtype != DType::I64)
+    offset = emitIf(node, "cast", {offset},
+                    {stringAttr("dtype", dtypeName(dtype))});
+  return outputIf(node, emitIf(node, "add", {range, offset}));
+}
+
+/// start, limit and delta of a Range of floats known at import.
+std::optional<llvm::SmallVector<double, 3>> floatRange(NodeImporter &node) {
+  llvm::SmallVector<double, 3> values;
+  for (unsigned i = 0; i < 3; ++i) {
+    const KnownTensor *known = node.known(i);
+    std::optional<std::vector<double>> doubles =
+        known && isFloat(known->dtype) ? known->doubles() : std::nullopt;
+    if (!doubles || doubles->size() != 1)
+      return std::nullopt;
+    values.push_back(doubles->front());
+  }
+  return values;
+}
+
+/// A range of floats: a txc `range` of the constant length
+/// max(0, ceil((limit - start) / delta)) (in double, as numpy's arange),
+/// whose element i is start + i*delta, ONNX's formula.
+llvm::LogicalResult emitFloatRange(NodeImporter &node, double start,
+                                   double limit, double delta) {
+  double count = std::ceil((limit - start) / delta);
+  if (!std::isfinite(start) || !std::isfinite(delta) || delta == 0 ||
+      std::isnan(count))
+    return node.unsupported("its start, limit or delta is not a finite "
+                            "number, or delta is 0",
+                            "");
+  count = std::max(count, 0.0);
+  if (count > double(ProgramLimits::kMaxTensorBytes))
+    return node.unsupported("its range has more than 2^48 elements, over "
+                            "txc's limit",
+                            "");
+  Shape shape = {ShapeExpr::constant(int64_t(count))};
+  return node.emitOutput(
+      0, "range", {},
+      {shapeAttr("shape", shape, node.program().symbolNames()),
+       stringAttr("dtype", dtypeName(node.known(0)->dtype)),
+       floatAttr("start", start), floatAttr("delta", delta)});
+}
+
+/// Range-11. Known start, limit and delta are folded. Integers between
+/// ends computed from shapes with a constant delta (PyTorch's
+/// torch.arange(x.size(1)): Range(0, Gather(Shape(x), 1), 1)) become a txc
+/// `range` of a symbolic length; a range of floats, a `range` of a constant
+/// length.
+llvm::LogicalResult convertRange(NodeImporter &node) {
+  std::optional<ShapeExpr> start = rangeScalar(node, 0),
+                           limit = rangeScalar(node, 1),
+                           delta = rangeScalar(node, 2);
+  if (start && limit && delta && delta->isConstant() &&
+      delta->constantTerm() != 0) {
+    int64_t d = delta->constantTerm();
+    DType dtype = node.known(0)->dtype;
+    if (start->isConstant() && limit->isConstant())
+      return foldRange(node, dtype, start->constantTerm(),
+                       limit->constantTerm(), d);
+    return emitIntegerRange(node, dtype, *start, *limit, d);
+  }
+  if (std::optional<llvm::SmallVector<double, 3>> values = floatRange(node))
+    return emitFloatRange(node, (*values)[0], (*values)[1], (*values)[2]);
   return node.unsupported(
-      "its start, limit and delta are not all integer constants (a range "
-      "up to a symbolic dim would be a tensor of the symbol's values)",
-      "export with that dim fixed (--static) or pass the range as an input");
+      "its start, limit or delta is computed from tensor values rather than "
+      "from shapes and constants, or its delta is not a constant (txc's "
+      "range has a constant step and a length that is a dim expression)",
+      "export with those values fixed, or pass the range as an input");
 }
 
 /// Split-13 (split sizes as an optional input).
