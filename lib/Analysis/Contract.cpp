@@ -94,12 +94,16 @@ private:
   /// Reports tensors whose C header macros would clash with another's.
   bool checkHeaderNames(TensorSide side);
   void addBufferSize(TensorSide side, size_t index, const ContractTensor &t);
-  /// One IndexInRange guard per gather/embedding/gather_elements node of `graph` and of its
+  /// The IndexInRange guards of the indexing nodes of `graph` and of its
   /// nested graphs, in program order. `types` maps value names in scope to
   /// their types.
   void addIndexGuards(const Graph &graph, llvm::StringMap<TensorType> &types);
-  void addIndexGuard(const Node &node, const TensorType &data,
-                     const TensorType &indices);
+  /// One IndexInRange guard per data dim the node indexes along, in
+  /// resolveIndexedDims' order.
+  void addIndexGuards(const Node &node, const TensorType &data,
+                      const TensorType &indices);
+  void addIndexGuard(const Node &node, const ShapeExpr &dim,
+                     std::optional<unsigned> column);
 
   const Program &program;
   Contract &contract;
@@ -272,21 +276,25 @@ void ContractBuilder::addIndexGuards(const Graph &graph,
   for (const Node &node : graph.nodes) {
     for (const auto &region : node.regions)
       addIndexGuards(*region.second, types);
-    if ((node.kind == OpKind::Gather || node.kind == OpKind::Embedding ||
-         node.kind == OpKind::GatherElements) &&
-        node.operands.size() == 2)
-      addIndexGuard(node, types.lookup(node.operands[0]),
-                    types.lookup(node.operands[1]));
+    if (hasIndexOperand(node.kind) && node.operands.size() >= 2)
+      addIndexGuards(node, types.lookup(node.operands[0]),
+                     types.lookup(node.operands[1]));
     for (size_t i = 0; i < node.resultTypes.size(); ++i)
       types[i == 0 ? node.name : node.name + ":" + std::to_string(i)] =
           node.resultTypes[i];
   }
 }
 
-void ContractBuilder::addIndexGuard(const Node &node, const TensorType &data,
-                                    const TensorType &indices) {
+void ContractBuilder::addIndexGuards(const Node &node, const TensorType &data,
+                                     const TensorType &indices) {
   InferenceContext ctx(program, node, {data, indices});
-  unsigned axis = resolveGatherAxis(ctx).value_or(0); // verified
+  for (const IndexedDataDim &indexed :
+       resolveIndexedDims(ctx).value_or(std::vector<IndexedDataDim>()))
+    addIndexGuard(node, data.shape[indexed.dataDim], indexed.column);
+}
+
+void ContractBuilder::addIndexGuard(const Node &node, const ShapeExpr &dim,
+                                    std::optional<unsigned> column) {
   const std::string &operand = node.operands[1];
   // Name the tensor in the status when the indices are a program input.
   auto input = llvm::find_if(contract.inputs, [&](const ContractTensor &t) {
@@ -298,13 +306,21 @@ void ContractBuilder::addIndexGuard(const Node &node, const TensorType &data,
     g.side = TensorSide::Input;
     g.tensor = int32_t(input - contract.inputs.begin());
   }
-  g.expr = data.shape[axis];
+  g.expr = dim;
   g.node = node.name;
   g.wrapsNegative = indicesWrapNegative(node);
-  g.expression = str(lowestValidIndex(g)) + " <= " + operand + "[*] < " +
-                 str(g.expr);
-  g.message = "index {actual} in '" + operand + "' (operand 1 of '" +
-              getOpInfo(node.kind).name.str() + "' node '" + node.name +
+  // A tuple entry's indices: "idx[..., 1]".
+  std::string indices = operand + "[*]";
+  if (column) {
+    g.column = int32_t(*column);
+    indices = operand + "[..., " + std::to_string(*column) + "]";
+  }
+  g.expression =
+      str(lowestValidIndex(g)) + " <= " + indices + " < " + str(g.expr);
+  g.message = "index {actual} in '" + operand + "'" +
+              (column ? "[..., " + std::to_string(*column) + "]" : "") +
+              " (operand 1 of '" + getOpInfo(node.kind).name.str() +
+              "' node '" + node.name +
               "') is out of range [{expected_min}, {expected_max}]";
 }
 

@@ -219,6 +219,7 @@ void addElementwiseConverters(std::vector<ConverterEntry> &table);
 void addLinearAlgebraConverters(std::vector<ConverterEntry> &table);
 void addConvolutionConverters(std::vector<ConverterEntry> &table);
 void addShapeConverters(std::vector<ConverterEntry> &table);
+void addIndexingConverters(std::vector<ConverterEntry> &table);
 void addNormalizationConverters(std::vector<ConverterEntry> &table);
 void addQuantizationConverters(std::vector<ConverterEntry> &table);
 void addResizeConverters(std::vector<ConverterEntry> &table);
@@ -384,6 +385,10 @@ Interval dimBounds(NodeImporter &node, const ShapeExpr &dim);
 /// An ONNX axis attribute normalized for `rank` (negative counts from the
 /// end); nullopt when out of range.
 std::optional<int64_t> normalizeOnnxAxis(int64_t axis, int64_t rank);
+/// The node's "axis" normalized for `data`'s rank; the node is reported
+/// invalid when it is out of range.
+std::optional<int64_t> readAxisAttr(NodeImporter &node,
+                                    const ImportedValue &data);
 
 } // namespace txc::onnximport
 

@@ -447,3 +447,12 @@ std::optional<int64_t> txc::onnximport::normalizeOnnxAxis(int64_t axis,
     return std::nullopt;
   return axis < 0 ? axis + rank : axis;
 }
+
+std::optional<int64_t>
+txc::onnximport::readAxisAttr(NodeImporter &node, const ImportedValue &data) {
+  std::optional<int64_t> axis =
+      normalizeOnnxAxis(node.intAttr("axis", 0), data.type.rank());
+  if (!axis)
+    (void)node.invalid("its axis is out of range");
+  return axis;
+}

@@ -12,7 +12,10 @@
 //    output argument is copied into it and the result is dropped, so the
 //    kernel has no results whatever bufferization decided (the ABI wrapper
 //    relies on that). The functions of regions are treated the same, and
-//    their calls then read the results from the output operands.
+//    their calls then read the results from the output operands. A returned
+//    buffer may be another output's (empty tensor elimination let an op
+//    compute into it, and bufferization put the output's own value
+//    elsewhere): it is copied before that output is overwritten.
 //
 //===----------------------------------------------------------------------===//
 #include "Passes.h"
@@ -23,6 +26,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
 
@@ -75,6 +81,72 @@ public:
   }
 };
 
+/// A returned buffer to copy into output `output`, and the output whose
+/// buffer it is a view of (bufferization may compute one output's value in
+/// another output's buffer), or -1.
+struct OutputCopy {
+  Value source;
+  unsigned output;
+  int sourceOutput;
+};
+
+/// The index of the output argument `value` is a view of, or -1; the
+/// outputs are the function's last `numOutputs` arguments.
+int outputBehind(Value value, func::FuncOp function, unsigned numOutputs) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  auto argument = dyn_cast<BlockArgument>(value);
+  unsigned firstOutput = function.getNumArguments() - numOutputs;
+  if (!argument || argument.getOwner() != &function.getBody().front() ||
+      argument.getArgNumber() < firstOutput)
+    return -1;
+  return int(argument.getArgNumber() - firstOutput);
+}
+
+/// A new buffer of `type` (an output's: identity layout) holding `source`.
+Value copyToTemporary(OpBuilder &b, Location at, Value source,
+                      MemRefType type) {
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(b.create<memref::DimOp>(at, source, d));
+  Value temporary = b.create<memref::AllocOp>(at, type, sizes);
+  b.create<memref::CopyOp>(at, source, temporary);
+  return temporary;
+}
+
+/// Emits the copies in an order in which none overwrites an output that a
+/// copy still to come reads, as parallel moves: a copy goes first when no
+/// other pending one reads its output; a cycle (two outputs computed in
+/// each other's buffers) is broken by a temporary.
+void emitOutputCopies(OpBuilder &b, Location at, func::FuncOp function,
+                      SmallVector<OutputCopy> pending) {
+  unsigned numOutputs = function.getNumResults();
+  unsigned firstOutput = function.getNumArguments() - numOutputs;
+  auto readByAnother = [&](const OutputCopy &copy) {
+    return llvm::any_of(pending, [&](const OutputCopy &other) {
+      return &other != &copy && other.sourceOutput == int(copy.output);
+    });
+  };
+  while (!pending.empty()) {
+    auto ready = llvm::find_if(pending, [&](const OutputCopy &copy) {
+      return !readByAnother(copy);
+    });
+    if (ready == pending.end()) {
+      OutputCopy &first = pending.front();
+      first.source = copyToTemporary(
+          b, at, first.source,
+          cast<MemRefType>(function.getArgument(firstOutput + first.output)
+                               .getType()));
+      first.sourceOutput = -1;
+      continue;
+    }
+    b.create<memref::CopyOp>(at, ready->source,
+                             function.getArgument(firstOutput + ready->output));
+    pending.erase(ready);
+  }
+}
+
 /// Writes each returned buffer of `function` into its output argument and
 /// drops the results; false (with an error) if a result's type is not its
 /// output's.
@@ -86,7 +158,7 @@ LogicalResult returnResultsInOutputs(func::FuncOp function) {
     auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
     if (!ret)
       continue;
-    OpBuilder builder(ret);
+    SmallVector<OutputCopy> copies;
     for (unsigned i = 0; i < numResults; ++i) {
       Value result = ret.getOperand(i);
       Value output = function.getArgument(firstOutput + i);
@@ -96,8 +168,10 @@ LogicalResult returnResultsInOutputs(func::FuncOp function) {
         return ret.emitError("internal error: result ")
                << i << " has type " << result.getType()
                << " but its output is " << output.getType();
-      builder.create<memref::CopyOp>(ret.getLoc(), result, output);
+      copies.push_back({result, i, outputBehind(result, function, numResults)});
     }
+    OpBuilder builder(ret);
+    emitOutputCopies(builder, ret.getLoc(), function, std::move(copies));
     builder.create<func::ReturnOp>(ret.getLoc());
     ret.erase();
   }

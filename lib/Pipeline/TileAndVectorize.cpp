@@ -1383,16 +1383,21 @@ void Strategy::tileElementwise(linalg::LinalgOp op) {
   peel(rewriter, tiled->loops.back());
 }
 
-/// Whether `op` reads with tensor.extract from a slice with a step: its
-/// vectorized read is a vector.gather on a buffer whose innermost stride is
-/// not 1, which MLIR 19 cannot lower to LLVM (a gather after a strided
-/// slice, test/fuzz/repros/fuzz-seed5019-min.json).
-bool extractsFromStridedSlice(linalg::LinalgOp op) {
-  return op->walk([](tensor::ExtractOp extract) {
+/// Whether `op` reads with tensor.extract where MLIR 19's vectorizer makes
+/// a vector.gather that is wrong: from a slice with a step, a gather on a
+/// buffer whose innermost stride is not 1, which MLIR 19 cannot lower to
+/// LLVM (a gather after a strided slice,
+/// test/fuzz/repros/fuzz-seed5019-min.json); in an op without loops (a
+/// gather or gather_nd of a rank-0 result), a gather whose indices are a
+/// scalar, which the verifier rejects (gather-scalar-O2.json).
+bool hasUnvectorizableExtract(linalg::LinalgOp op) {
+  bool noLoops = op.getNumLoops() == 0;
+  return op->walk([&](tensor::ExtractOp extract) {
              auto slice =
                  extract.getTensor().getDefiningOp<tensor::ExtractSliceOp>();
-             return slice && !slice.hasUnitStride() ? WalkResult::interrupt()
-                                                    : WalkResult::advance();
+             return noLoops || (slice && !slice.hasUnitStride())
+                        ? WalkResult::interrupt()
+                        : WalkResult::advance();
            })
       .wasInterrupted();
 }
@@ -1404,7 +1409,7 @@ void vectorizeStaticOps(Operation *root, RewriterBase &rewriter) {
   root->walk([&](linalg::LinalgOp op) {
     if (op.hasPureTensorSemantics() && hasStaticShape(op) &&
         iterationSpaceSize(op) <= kMaxVectorElements &&
-        !touchesBoolMemory(op) && !extractsFromStridedSlice(op))
+        !touchesBoolMemory(op) && !hasUnvectorizableExtract(op))
       candidates.push_back(op);
   });
   for (linalg::LinalgOp op : candidates) {

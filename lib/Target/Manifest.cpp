@@ -144,6 +144,8 @@ static json guardOperandsToJson(const Guard &g,
     operands["bound"] = g.expr.toString(names); // indices must be below it
     if (g.wrapsNegative) // and at least -bound
       operands["wraps_negative"] = true;
+    if (g.column >= 0) // only the indices[..., column]
+      operands["column"] = g.column;
     break;
   case GuardKind::InputsArray:
   case GuardKind::OutputsArray:

@@ -269,6 +269,21 @@ private:
   bool genGather();
   bool genGatherElements();
   bool genRange();
+  bool genGatherND();
+  bool genScatterElements();
+  bool genScatterND();
+  /// A constant of indices of `shape` whose element i indexes the dim
+  /// `dims[i % dims.size()]` (one dim, or the entries of index tuples along
+  /// the last dim), in range for every symbol value (negative ones half the
+  /// time); the dims' smallest values are at least 1.
+  std::string indexConstant(std::vector<int64_t> shape, const Shape &dims);
+  /// A value of exactly `type` (a scatter's updates): one from the pool, or
+  /// a constant, broadcast to the symbolic dims.
+  const Value *valueOfType(const TensorType &type);
+  /// A scatter's `reduction` attribute for data of `dtype` (none when
+  /// absent).
+  void addReduction(DType dtype,
+                    std::vector<std::pair<std::string, std::string>> &attrs);
 
   bool compatible(const Shape &a, const Shape &b) const;
   /// The axes of `shape` that are at least `min` for every symbol value.
@@ -1432,6 +1447,176 @@ bool Generator::genRange() {
   return addNode("range", {}, attrs, true) != nullptr;
 }
 
+std::string Generator::indexConstant(std::vector<int64_t> shape,
+                                     const Shape &dims) {
+  DType indexType = chance(50) ? DType::I32 : DType::I64;
+  bool negative = chance(50);
+  GenConstant c{freshName("c"), indexType, std::move(shape), {}};
+  int64_t count = 1;
+  for (int64_t d : c.shape)
+    count *= d;
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t lo = dimBounds(dims[i % int64_t(dims.size())]).min;
+    c.data.push_back(double(range(negative ? -lo : 0, lo - 1)));
+  }
+  prog.constants.push_back(c);
+  return c.name;
+}
+
+const Value *Generator::valueOfType(const TensorType &type) {
+  if (chance(50)) {
+    const Value *v = choose([&](const Value &v) { return v.type == type; });
+    if (v)
+      return v;
+  }
+  std::vector<int64_t> shape;
+  bool symbolic = false;
+  for (const ShapeExpr &d : type.shape) {
+    auto c = d.getConstant();
+    shape.push_back(c ? *c : 1);
+    symbolic |= !c;
+  }
+  const Value *c = addConstant(type.dtype, shape);
+  if (!symbolic || !c)
+    return c;
+  return addNode("broadcast", {c->ref}, {{"shape", shapeText(type.shape)}},
+                 true);
+}
+
+void Generator::addReduction(
+    DType dtype, std::vector<std::pair<std::string, std::string>> &attrs) {
+  uint64_t r = below(4);
+  if (r == 0 && chance(50))
+    attrs.push_back({"reduction", "\"none\""});
+  else if (r >= 2 && dtype != DType::Bool)
+    attrs.push_back({"reduction", r == 2 ? "\"add\"" : "\"mul\""});
+}
+
+/// gather_nd with constant index tuples into dims whose smallest value is
+/// at least 1; batch_dims 1 when the first dim is static (the indices'
+/// batch dim is a constant); 0 to 2 more leading dims of 0 to 3.
+bool Generator::genGatherND() {
+  if (!allowedOp("gather_nd") || !allowedDType(DType::I32) ||
+      !allowedDType(DType::I64))
+    return false;
+  const Value *x = choose(
+      [&](const Value &v) { return !axesAtLeast(v.type.shape, 1).empty(); });
+  if (!x)
+    return false;
+  Value data = *x;
+  const Shape &shape = data.type.shape;
+  size_t batch = shape.size() > 1 && shape[0].getConstant() &&
+                         dimBounds(shape[1]).min >= 1 && chance(30)
+                     ? 1
+                     : 0;
+  size_t depth = 0;
+  while (batch + depth < shape.size() && depth < 3 &&
+         dimBounds(shape[batch + depth]).min >= 1 && (!depth || chance(50)))
+    ++depth;
+  if (!depth)
+    return false;
+  std::vector<int64_t> leading;
+  if (batch)
+    leading.push_back(*shape[0].getConstant());
+  for (uint64_t extra = below(3); extra > 0; --extra)
+    leading.push_back(range(0, 3));
+  if (leading.size() + shape.size() - batch - depth > 8)
+    return false;
+  leading.push_back(int64_t(depth));
+  std::string indices = indexConstant(
+      leading, Shape(shape.begin() + batch, shape.begin() + batch + depth));
+  std::vector<std::pair<std::string, std::string>> attrs;
+  if (batch || chance(30))
+    attrs.push_back({"batch_dims", std::to_string(batch)});
+  return addNode("gather_nd", {data.ref, indices}, attrs, data.exact) !=
+         nullptr;
+}
+
+/// scatter_elements with constant indices shaped as gather_elements' (off
+/// the axis at most data's static dims, 1 to 3 along it; duplicates are
+/// likely, and apply in order), updates of their shape.
+bool Generator::genScatterElements() {
+  if (!allowedOp("scatter_elements") || !allowedDType(DType::I32) ||
+      !allowedDType(DType::I64))
+    return false;
+  auto axes = [&](const Shape &shape) {
+    std::vector<int64_t> result;
+    for (int64_t axis : axesAtLeast(shape, 1)) {
+      bool staticOff = true;
+      for (size_t d = 0; d < shape.size(); ++d)
+        staticOff &= int64_t(d) == axis || shape[d].isConstant();
+      if (staticOff)
+        result.push_back(axis);
+    }
+    return result;
+  };
+  const Value *x =
+      choose([&](const Value &v) { return !axes(v.type.shape).empty(); });
+  if (!x)
+    return false;
+  Value data = *x;
+  int64_t axis = pick(axes(data.type.shape));
+  std::vector<int64_t> shape;
+  for (size_t d = 0; d < data.type.shape.size(); ++d)
+    shape.push_back(int64_t(d) == axis
+                        ? range(1, 3)
+                        : range(0, std::min<int64_t>(
+                                       *data.type.shape[d].getConstant(), 4)));
+  std::string indices = indexConstant(shape, {data.type.shape[axis]});
+  TensorType updatesType{data.type.dtype, {}};
+  for (int64_t d : shape)
+    updatesType.shape.push_back(ShapeExpr::constant(d));
+  const Value *updates = valueOfType(updatesType);
+  if (!updates)
+    return false;
+  std::vector<std::pair<std::string, std::string>> attrs;
+  if (axis || chance(50))
+    attrs.push_back({"axis", std::to_string(axis)});
+  addReduction(data.type.dtype, attrs);
+  return addNode("scatter_elements", {data.ref, indices, updates->ref}, attrs,
+                 data.exact && updates->exact) != nullptr;
+}
+
+/// scatter_nd with constant index tuples (depth 0 to 3, into dims whose
+/// smallest value is at least 1; 0 to 2 leading dims of 0 to 3) and
+/// updates of indices.shape[:-1] + data.shape[depth:], symbolic dims
+/// included.
+bool Generator::genScatterND() {
+  if (!allowedOp("scatter_nd") || !allowedDType(DType::I32) ||
+      !allowedDType(DType::I64))
+    return false;
+  const Value *x =
+      choose([&](const Value &v) { return !v.type.shape.empty(); });
+  if (!x)
+    return false;
+  Value data = *x;
+  const Shape &shape = data.type.shape;
+  size_t depth = 0;
+  while (depth < shape.size() && depth < 3 &&
+         dimBounds(shape[depth]).min >= 1 && chance(70))
+    ++depth;
+  std::vector<int64_t> leading;
+  for (uint64_t extra = below(3); extra > 0; --extra)
+    leading.push_back(range(0, 3));
+  if (leading.size() + shape.size() - depth > 8)
+    return false;
+  TensorType updatesType{data.type.dtype, {}};
+  for (int64_t d : leading)
+    updatesType.shape.push_back(ShapeExpr::constant(d));
+  leading.push_back(int64_t(depth));
+  std::string indices =
+      indexConstant(leading, Shape(shape.begin(), shape.begin() + depth));
+  updatesType.shape.insert(updatesType.shape.end(), shape.begin() + depth,
+                           shape.end());
+  const Value *updates = valueOfType(updatesType);
+  if (!updates)
+    return false;
+  std::vector<std::pair<std::string, std::string>> attrs;
+  addReduction(data.type.dtype, attrs);
+  return addNode("scatter_nd", {data.ref, indices, updates->ref}, attrs,
+                 data.exact && updates->exact) != nullptr;
+}
+
 GeneratedProgram Generator::run() {
   pool.reserve(1024); // pointers into the pool stay valid
   // Symbols: 1-3, small ranges, some with multiple_of.
@@ -1538,7 +1723,10 @@ GeneratedProgram Generator::run() {
       {&Generator::genSplit, 2},      {&Generator::genConvPool, 2},
       {&Generator::genGather, 2},     {&Generator::genCumSum, 2},
       {&Generator::genTile, 2},       {&Generator::genTopK, 2},
-      {&Generator::genGatherElements, 2}, {&Generator::genRange, 2}};
+      {&Generator::genGatherElements, 2}, {&Generator::genRange, 2},
+      {&Generator::genGatherND, 2},
+      {&Generator::genScatterElements, 2},
+      {&Generator::genScatterND, 2}};
   unsigned total = 0;
   for (auto &g : generators)
     total += g.second;
@@ -1604,7 +1792,7 @@ std::vector<std::string> txc::generatableOps() {
         "squeeze",    "unsqueeze",    "flatten",         "concat",
         "slice",      "pad",          "split",           "conv2d",
         "max_pool2d", "avg_pool2d",   "global_avg_pool", "gather",
-        "topk"})
+        "topk",       "gather_nd",    "scatter_elements", "scatter_nd"})
     ops.push_back(op);
   return ops;
 }

@@ -167,10 +167,21 @@ std::string Explainer::statementFor(const Assumption &a) const {
     return dimRef(first.tensor, first.dim) + " is " +
            first.expr.toString(names) +
            " for the symbol values determined by earlier dimensions";
-  case GuardKind::IndexInRange:
-    return "every index that node '" + first.node + "' reads is in [" +
-           lowestValidIndex(first).toString(names) + ", " +
-           first.expr.toString(names) + ")";
+  case GuardKind::IndexInRange: {
+    auto range = [&](const Guard &g) {
+      return "[" + lowestValidIndex(g).toString(names) + ", " +
+             g.expr.toString(names) + ")";
+    };
+    if (first.column < 0)
+      return "every index that node '" + first.node + "' reads is in " +
+             range(first);
+    // gather_nd, scatter_nd: one guard per entry of the index tuples.
+    std::string text = "each index tuple of node '" + first.node + "' has";
+    for (const Guard *g : a.guards)
+      text += std::string(g == &first ? "" : ",") + " entry " +
+              std::to_string(g->column) + " in " + range(*g);
+    return text;
+  }
   }
   return "";
 }

@@ -415,6 +415,21 @@ bool ManifestParser::parseOperands(const JsonValue &operands,
         return false;
       g.wrapsNegative = *wraps;
     }
+    if (const JsonValue *entry = operands.find("column");
+        entry && g.kind == GuardKind::IndexInRange) {
+      std::string at = appendPointer(pointer, "column");
+      std::optional<int64_t> column = r.integer(*entry, at);
+      if (!column)
+        return false;
+      // An entry of index tuples, which are at most as long as a rank.
+      if (*column < 0 || *column >= int64_t(ProgramLimits::kMaxRank)) {
+        r.error(*entry, at,
+                "column must be in [0, " +
+                    std::to_string(ProgramLimits::kMaxRank - 1) + "]");
+        return false;
+      }
+      g.column = int32_t(*column);
+    }
     return true;
   }
   case GuardKind::InputsArray:

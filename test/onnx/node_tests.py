@@ -187,7 +187,7 @@ PARAMETER_INPUTS = {
 # Ops of older opsets that ONNX's version converter (which txc runs on
 # every model below opset 17) replaces by another op: their tests count as
 # the other op's.
-CONVERTED_TO = {"Upsample": "Resize"}
+CONVERTED_TO = {"Upsample": "Resize", "Scatter": "ScatterElements"}
 
 
 # --- txc -----------------------------------------------------------------

@@ -182,7 +182,8 @@ TEST(ShapeOps, ContractHasOneIndexGuardPerNode) {
                 std::to_string(emb.id) + ": 0 <= ids[*] < V]");
   status.guard = 1000;
   EXPECT_EQ(formatStatusMessage(*contract, status),
-            "error 11: an index read by gather or embedding is out of range");
+            "error 11: an index of an indexing op (gather, scatter, ...) is "
+            "out of range");
 }
 
 } // namespace

@@ -39,8 +39,9 @@ enum class GuardKind {
   DimEquals,      ///< dims[d] == expr(symbols)
   BufferSize,     ///< size_bytes >= elements(shape) * dtype size
   NoAlias,        ///< output bytes overlap no input or earlier output
-  IndexInRange,   ///< every index a gather/embedding node reads is in
-                  ///< [0, expr). Data-dependent: checked by the kernel
+  IndexInRange,   ///< every index an indexing node (gather, scatter, ...)
+                  ///< reads along one data dim is in [0, expr) (or
+                  ///< [-expr, expr)). Data-dependent: checked by the kernel
                   ///< while it computes, after every other guard passed.
 };
 
@@ -73,6 +74,9 @@ struct Guard {
   /// IndexInRange: whether index -k reads dim-k (valid range [-expr,
   /// expr-1]) rather than failing (valid range [0, expr-1]).
   bool wrapsNegative = false;
+  /// IndexInRange of a gather_nd or scatter_nd: the entry of the index
+  /// tuples it checks, indices[..., column]; -1 when it checks every index.
+  int32_t column = -1;
   std::string expression; ///< human-readable, e.g. "X.shape[1] == 4"
   /// The failure message with placeholders {expected_min}, {expected_max},
   /// {actual} (decimal integers), {actual_dtype} (the dtype code in actual

@@ -70,13 +70,48 @@ struct SplitSpec {
 };
 std::optional<SplitSpec> resolveSplit(InferenceContext &ctx);
 
-/// gather, gather_elements: the data dim indexed (embedding: always 0).
+/// gather, gather_elements, scatter_elements: the data dim indexed
+/// (embedding: always 0).
 std::optional<unsigned> resolveGatherAxis(InferenceContext &ctx);
 
+/// gather_nd, scatter_nd: indices [batch..., m..., depth] hold index tuples;
+/// entry j of a tuple indexes data dim batchDims + j. The depth (the
+/// indices' last dim) is a constant, and batchDims is scatter_nd's 0.
+struct IndexTuples {
+  unsigned batchDims;
+  unsigned depth;
+};
+std::optional<IndexTuples> resolveIndexTuples(InferenceContext &ctx);
+
+/// One data dim the indices of an indexing node select along, with the
+/// indices that do: all of them (`column` unset), or for gather_nd and
+/// scatter_nd the entries indices[..., column].
+struct IndexedDataDim {
+  unsigned dataDim;
+  std::optional<unsigned> column;
+};
+/// The dims of an indexing node (data is operand 0, indices operand 1), in
+/// the order of its index_in_range guards: one for gather, embedding,
+/// gather_elements and scatter_elements, one per tuple entry for gather_nd
+/// and scatter_nd (none for a scatter_nd of depth 0).
+std::optional<std::vector<IndexedDataDim>>
+resolveIndexedDims(InferenceContext &ctx);
+
+/// Whether nodes of `kind` read indices (operand 1) that the contract
+/// guards.
+bool hasIndexOperand(OpKind kind);
+
 /// Whether `node` (an indexing op) reads index -k as dim-k: a gather with
-/// `wrap_negative` (numpy `take`, ONNX `Gather`) or a gather_elements. Its valid
-/// indices are then [-dim, dim-1], otherwise [0, dim-1].
+/// `wrap_negative` (numpy `take`, ONNX `Gather`) and every other op but
+/// embedding (numpy and ONNX wrap). Its valid indices are then [-dim,
+/// dim-1], otherwise [0, dim-1].
 bool indicesWrapNegative(const Node &node);
+
+/// How a scatter combines an update with the element it lands on.
+enum class ScatterReduction { None, Add, Mul };
+/// scatter_elements, scatter_nd: `reduction`, "none" (replace), "add" or
+/// "mul" (numeric data only).
+std::optional<ScatterReduction> resolveScatterReduction(InferenceContext &ctx);
 
 } // namespace txc
 

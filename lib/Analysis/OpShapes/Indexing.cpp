@@ -58,36 +58,46 @@ std::vector<TensorType> inferEmbedding(InferenceContext &ctx) {
   return {TensorType{weight.dtype, std::move(shape)}};
 }
 
+/// gather_elements, scatter_elements: indices of the rank of data whose
+/// dims off the axis fit in data's: both constants with indices' at most
+/// data's, or the same expression (a symbolic dim cannot be compared with
+/// another otherwise).
+bool checkIndicesAlongAxis(InferenceContext &ctx, unsigned axis) {
+  const TensorType &data = ctx.operands[0], &indices = ctx.operands[1];
+  if (indices.rank() != data.rank()) {
+    ctx.fail(ctx.operandLoc(1), "rank-mismatch",
+             "'" + ctx.opName() + "' node '" + ctx.node.name +
+                 "' needs indices of the rank of data (" +
+                 std::to_string(data.rank()) + "), not " +
+                 std::to_string(indices.rank()));
+    return false;
+  }
+  for (unsigned d = 0; d < data.rank(); ++d) {
+    if (d == axis || indices.shape[d] == data.shape[d])
+      continue;
+    auto have = indices.shape[d].getConstant(),
+         fit = data.shape[d].getConstant();
+    if (have && fit && *have <= *fit)
+      continue;
+    ctx.fail(ctx.operandLoc(1), "shape-mismatch",
+             "'" + ctx.opName() + "' node '" + ctx.node.name + "': dim " +
+                 std::to_string(d) + " of indices (" +
+                 ctx.str(indices.shape[d]) + ") does not fit in data's (" +
+                 ctx.str(data.shape[d]) + ")");
+    return false;
+  }
+  return true;
+}
+
 /// gather_elements(data, indices): numpy.take_along_axis, the shape of
-/// indices. Off the axis each indices dim must fit in data's: both
-/// constants with indices' at most data's, or the same expression (a
-/// symbolic dim cannot be compared with another otherwise).
+/// indices.
 std::vector<TensorType> inferGatherElements(InferenceContext &ctx) {
   const TensorType &data = ctx.operands[0], &indices = ctx.operands[1];
   if (!ctx.requireDType(1, isIndexDType, "i32 or i64 indices"))
     return {};
   auto axis = resolveGatherAxis(ctx);
-  if (!axis)
+  if (!axis || !checkIndicesAlongAxis(ctx, *axis))
     return {};
-  if (indices.rank() != data.rank()) {
-    ctx.fail(ctx.operandLoc(1), "rank-mismatch",
-             "'" + ctx.opName() + "' node '" + ctx.node.name + "' needs indices of the rank of data (" +
-                 std::to_string(data.rank()) + "), not " +
-                 std::to_string(indices.rank()));
-    return {};
-  }
-  for (unsigned d = 0; d < data.rank(); ++d) {
-    if (d == *axis || indices.shape[d] == data.shape[d])
-      continue;
-    auto have = indices.shape[d].getConstant(), fit = data.shape[d].getConstant();
-    if (have && fit && *have <= *fit)
-      continue;
-    ctx.fail(ctx.operandLoc(1), "shape-mismatch",
-             "'" + ctx.opName() + "' node '" + ctx.node.name + "': dim " + std::to_string(d) + " of indices (" +
-                 ctx.str(indices.shape[d]) + ") does not fit in data's (" +
-                 ctx.str(data.shape[d]) + ")");
-    return {};
-  }
   return {TensorType{data.dtype, indices.shape}};
 }
 
@@ -144,6 +154,83 @@ std::vector<TensorType> inferRange(InferenceContext &ctx) {
   return {TensorType{*dtype, std::move(*shape)}};
 }
 
+/// gather_nd(data, indices) with batch_dims b: ONNX GatherND, the slices
+/// data[batch..., tuple..., :], of shape indices.shape[:-1] +
+/// data.shape[b+depth:].
+std::vector<TensorType> inferGatherND(InferenceContext &ctx) {
+  const TensorType &data = ctx.operands[0], &indices = ctx.operands[1];
+  if (!ctx.requireDType(1, isIndexDType, "i32 or i64 indices"))
+    return {};
+  std::optional<IndexTuples> tuples = resolveIndexTuples(ctx);
+  if (!tuples)
+    return {};
+  Shape shape(indices.shape.begin(), indices.shape.end() - 1);
+  shape.insert(shape.end(),
+               data.shape.begin() + tuples->batchDims + tuples->depth,
+               data.shape.end());
+  if (!checkResultRank(ctx, shape.size()))
+    return {};
+  return {TensorType{data.dtype, std::move(shape)}};
+}
+
+/// The updates (operand 2) of a scatter: data's dtype and `shape` (`what`
+/// says how it is made).
+bool checkUpdates(InferenceContext &ctx, const Shape &shape,
+                  llvm::StringRef what) {
+  if (!ctx.requireSameDType(0, 2))
+    return false;
+  const Shape &updates = ctx.operands[2].shape;
+  if (updates == shape)
+    return true;
+  std::vector<std::string> notes;
+  if (updates.size() == shape.size())
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (updates[d] != shape[d]) {
+        notes = ctx.explainDimMismatch(updates[d], shape[d]);
+        break;
+      }
+  ctx.fail(ctx.operandLoc(2), "shape-mismatch",
+           "'" + ctx.opName() + "' node '" + ctx.node.name +
+               "' needs updates of shape " + ctx.str(shape) + " (" +
+               what.str() + "), not " + ctx.str(updates),
+           std::move(notes));
+  return false;
+}
+
+/// scatter_elements(data, indices, updates) with axis: ONNX
+/// ScatterElements, data with data[i with i[axis] = indices[i]] replaced by
+/// (or combined with) updates[i]. The result has data's type.
+std::vector<TensorType> inferScatterElements(InferenceContext &ctx) {
+  if (!ctx.requireDType(1, isIndexDType, "i32 or i64 indices"))
+    return {};
+  auto axis = resolveGatherAxis(ctx);
+  if (!axis || !checkIndicesAlongAxis(ctx, *axis) ||
+      !resolveScatterReduction(ctx) ||
+      !checkUpdates(ctx, ctx.operands[1].shape, "the shape of indices"))
+    return {};
+  return {ctx.operands[0]};
+}
+
+/// scatter_nd(data, indices, updates): ONNX ScatterND, data with the slice
+/// data[tuple..., :] of each index tuple replaced by (or combined with) its
+/// updates, of shape indices.shape[:-1] + data.shape[depth:].
+std::vector<TensorType> inferScatterND(InferenceContext &ctx) {
+  const TensorType &data = ctx.operands[0], &indices = ctx.operands[1];
+  if (!ctx.requireDType(1, isIndexDType, "i32 or i64 indices"))
+    return {};
+  std::optional<IndexTuples> tuples = resolveIndexTuples(ctx);
+  if (!tuples || !resolveScatterReduction(ctx))
+    return {};
+  Shape shape(indices.shape.begin(), indices.shape.end() - 1);
+  shape.insert(shape.end(), data.shape.begin() + tuples->depth,
+               data.shape.end());
+  if (!checkUpdates(ctx, shape,
+                    "indices.shape[:-1] + data.shape[" +
+                        std::to_string(tuples->depth) + ":]"))
+    return {};
+  return {data};
+}
+
 } // namespace
 
 void txc::registerIndexingShapeRules(ShapeRuleTable &table) {
@@ -151,4 +238,7 @@ void txc::registerIndexingShapeRules(ShapeRuleTable &table) {
   table.add(OpKind::Embedding, inferEmbedding);
   table.add(OpKind::GatherElements, inferGatherElements);
   table.add(OpKind::Range, inferRange);
+  table.add(OpKind::GatherND, inferGatherND);
+  table.add(OpKind::ScatterElements, inferScatterElements);
+  table.add(OpKind::ScatterND, inferScatterND);
 }

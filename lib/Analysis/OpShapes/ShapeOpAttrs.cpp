@@ -622,26 +622,166 @@ std::optional<SplitSpec> txc::resolveSplit(InferenceContext &ctx) {
 }
 
 //===----------------------------------------------------------------------===//
-// gather
+// The indexing ops
 //===----------------------------------------------------------------------===//
 
-bool txc::indicesWrapNegative(const Node &node) {
-  // gather_elements follows numpy's take_along_axis and ONNX, which both
-  // wrap; only gather has the choice.
-  if (node.kind == OpKind::GatherElements)
+bool txc::hasIndexOperand(OpKind kind) {
+  switch (kind) {
+  case OpKind::Gather:
+  case OpKind::Embedding:
+  case OpKind::GatherElements:
+  case OpKind::GatherND:
+  case OpKind::ScatterElements:
+  case OpKind::ScatterND:
     return true;
-  return node.kind == OpKind::Gather &&
-         getBoolAttr(node, "wrap_negative", false);
+  default:
+    return false;
+  }
+}
+
+bool txc::indicesWrapNegative(const Node &node) {
+  // numpy and ONNX wrap negative indices; only gather has the choice, and
+  // embedding (PyTorch's) never wraps.
+  if (node.kind == OpKind::Gather)
+    return getBoolAttr(node, "wrap_negative", false);
+  return node.kind != OpKind::Embedding;
+}
+
+/// Fails when data (operand 0) has rank 0: there is no dim to index.
+static bool requireIndexableData(InferenceContext &ctx) {
+  if (ctx.operands[0].rank() > 0)
+    return true;
+  bool scatter = ctx.node.kind == OpKind::ScatterElements ||
+                 ctx.node.kind == OpKind::ScatterND;
+  ctx.fail(ctx.operandLoc(0), "rank-mismatch",
+           nodeRef(ctx) +
+               (scatter ? " cannot scatter into" : " cannot gather from") +
+               " a rank-0 tensor");
+  return false;
 }
 
 std::optional<unsigned> txc::resolveGatherAxis(InferenceContext &ctx) {
   if (ctx.node.kind == OpKind::Embedding)
     return 0u;
-  if (ctx.operands[0].rank() == 0) {
-    ctx.fail(ctx.operandLoc(0), "rank-mismatch",
-             nodeRef(ctx) + " cannot gather from a rank-0 tensor");
+  if (!requireIndexableData(ctx))
     return std::nullopt;
-  }
   return readAxis(ctx, "axis", 0, getIntAttr(ctx.node, "axis", 0),
                   ctx.operands[0].rank());
+}
+
+/// gather_nd's batch_dims: fewer than the rank of data and of indices.
+static std::optional<unsigned> readBatchDims(InferenceContext &ctx) {
+  if (ctx.node.kind != OpKind::GatherND)
+    return 0u;
+  int64_t value = getIntAttr(ctx.node, "batch_dims", 0);
+  int64_t limit = std::min(ctx.operands[0].rank(), ctx.operands[1].rank());
+  if (value >= 0 && value < limit)
+    return unsigned(value);
+  ctx.fail(ctx.attrLoc("batch_dims"), "bad-attribute",
+           "batch_dims " + std::to_string(value) + " of " + nodeRef(ctx) +
+               " must be in [0, " + std::to_string(limit - 1) +
+               "]: below the rank of data (" +
+               std::to_string(ctx.operands[0].rank()) + ") and of indices (" +
+               std::to_string(ctx.operands[1].rank()) + ")");
+  return std::nullopt;
+}
+
+/// The index tuples' length: the last dim of indices, a constant of at most
+/// the dims of data after the batch dims (at least 1 for gather_nd, as
+/// ONNX's GatherND requires).
+static std::optional<unsigned> readTupleDepth(InferenceContext &ctx,
+                                              unsigned batchDims) {
+  const TensorType &data = ctx.operands[0], &indices = ctx.operands[1];
+  const ShapeExpr &last = indices.shape.back();
+  std::optional<int64_t> depth = last.getConstant();
+  if (!depth) {
+    ctx.fail(ctx.operandLoc(1), "shape-mismatch",
+             nodeRef(ctx) + ": the last dim of indices (" + ctx.str(last) +
+                 ") is the length of its index tuples and must be a "
+                 "constant, not a symbolic dim");
+    return std::nullopt;
+  }
+  int64_t available = data.rank() - batchDims;
+  int64_t least = ctx.node.kind == OpKind::GatherND ? 1 : 0;
+  if (*depth >= least && *depth <= available)
+    return unsigned(*depth);
+  std::string batch =
+      batchDims ? " and " + std::to_string(batchDims) + " batch dims" : "";
+  ctx.fail(ctx.operandLoc(1), "shape-mismatch",
+           nodeRef(ctx) + ": its index tuples (the last dim of indices) have " +
+               std::to_string(*depth) + " entries, but data has rank " +
+               std::to_string(data.rank()) + batch + ": they need " +
+               std::to_string(least) + " to " + std::to_string(available));
+  return std::nullopt;
+}
+
+std::optional<IndexTuples> txc::resolveIndexTuples(InferenceContext &ctx) {
+  const TensorType &data = ctx.operands[0], &indices = ctx.operands[1];
+  if (!requireIndexableData(ctx))
+    return std::nullopt;
+  if (indices.rank() == 0) {
+    ctx.fail(ctx.operandLoc(1), "rank-mismatch",
+             nodeRef(ctx) + " needs indices of rank at least 1 (index "
+                            "tuples along their last dim), not rank 0");
+    return std::nullopt;
+  }
+  std::optional<unsigned> batchDims = readBatchDims(ctx);
+  if (!batchDims)
+    return std::nullopt;
+  std::optional<unsigned> depth = readTupleDepth(ctx, *batchDims);
+  if (!depth)
+    return std::nullopt;
+  for (unsigned d = 0; d < *batchDims; ++d) {
+    if (indices.shape[d] == data.shape[d])
+      continue;
+    ctx.fail(ctx.operandLoc(1), "shape-mismatch",
+             nodeRef(ctx) + ": batch dim " + std::to_string(d) +
+                 " of indices (" + ctx.str(indices.shape[d]) +
+                 ") differs from data's (" + ctx.str(data.shape[d]) + ")",
+             ctx.explainDimMismatch(indices.shape[d], data.shape[d]));
+    return std::nullopt;
+  }
+  return IndexTuples{*batchDims, *depth};
+}
+
+std::optional<std::vector<IndexedDataDim>>
+txc::resolveIndexedDims(InferenceContext &ctx) {
+  if (ctx.node.kind == OpKind::GatherND || ctx.node.kind == OpKind::ScatterND) {
+    std::optional<IndexTuples> tuples = resolveIndexTuples(ctx);
+    if (!tuples)
+      return std::nullopt;
+    std::vector<IndexedDataDim> dims;
+    for (unsigned j = 0; j < tuples->depth; ++j)
+      dims.push_back({tuples->batchDims + j, j});
+    return dims;
+  }
+  std::optional<unsigned> axis = resolveGatherAxis(ctx);
+  if (!axis)
+    return std::nullopt;
+  return std::vector<IndexedDataDim>{{*axis, std::nullopt}};
+}
+
+std::optional<ScatterReduction>
+txc::resolveScatterReduction(InferenceContext &ctx) {
+  std::string name = getStringAttr(ctx.node, "reduction", "none");
+  std::optional<ScatterReduction> reduction;
+  if (name == "none")
+    return ScatterReduction::None;
+  if (name == "add")
+    reduction = ScatterReduction::Add;
+  else if (name == "mul")
+    reduction = ScatterReduction::Mul;
+  if (!reduction) {
+    ctx.fail(ctx.attrLoc("reduction"), "bad-attribute",
+             "unknown reduction '" + name + "' of " + nodeRef(ctx) +
+                 " (expected 'none', 'add' or 'mul')");
+    return std::nullopt;
+  }
+  if (ctx.operands[0].dtype == DType::Bool) {
+    ctx.fail(ctx.attrLoc("reduction"), "bad-attribute",
+             "reduction '" + name + "' of " + nodeRef(ctx) +
+                 " needs numeric data, not bool");
+    return std::nullopt;
+  }
+  return reduction;
 }

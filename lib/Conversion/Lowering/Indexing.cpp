@@ -1,17 +1,20 @@
 //===- Indexing.cpp - Lowering of the indexing ops ------------------------===//
 //
-// An index outside the valid range ([0, dim), or [-dim, dim) for a gather
-// with wrap_negative and for gather_elements, which read index -k as dim-k)
-// must fail the call with TXC_E_INDEX_OUT_OF_RANGE and must never be read
-// through. Each gather, embedding and gather_elements therefore
+// An index outside the valid range ([0, dim), or [-dim, dim) for the ops
+// that read index -k as dim-k: a gather with wrap_negative and every other
+// op but embedding) must fail the call with TXC_E_INDEX_OUT_OF_RANGE and
+// must never be read or written through. Each indexing node therefore
 //
-//   1. reduces its indices to "is one out of range, and the first such";
-//   2. if one is, stores the node's IndexInRange guard and that index in the
-//      kernel's status buffer, unless an earlier guard already failed (an
-//      scf.if without results, so that no tensor flows through a branch);
-//   3. reads data with every index (wrapped, then) clamped into [0, dim-1],
-//      so that the reads are in bounds whatever the indices; a dim that can
-//      be 0 has nothing to read, and its reads are also guarded by dim > 0.
+//   1. reduces its indices along each data dim it indexes (gather_nd's and
+//      scatter_nd's tuple entries one by one, in the order of their
+//      guards) to "is one out of range, and the first such";
+//   2. if one is, stores that IndexInRange guard and index in the kernel's
+//      status buffer, unless an earlier guard already failed (an scf.if
+//      without results, so that no tensor flows through a branch);
+//   3. reads or writes data with every index (wrapped, then) clamped into
+//      [0, dim-1], so that every access is in bounds whatever the indices;
+//      a dim that can be 0 has nothing to read or write: reads are then
+//      guarded by dim > 0, and a scatter's loop runs no iteration.
 //
 // The clamped values only matter when the call fails, and then the outputs
 // are unspecified. The ABI wrapper reads the status buffer after the kernel
@@ -20,12 +23,21 @@
 // range makes indices rather than reading with them: a linalg.generic over
 // linalg.index, which needs no guard.
 //
+// The gathers are linalg.generic ops over their result. A scatter copies
+// data and applies its updates one at a time in an scf.for nest over the
+// updates, in row-major order: duplicate indices leave the last update
+// (reduction none) or combine in that order (add, mul), as the interpreter
+// does.
+//
 //===----------------------------------------------------------------------===//
 #include "../MLIRGen.h"
+#include "Accumulation.h"
+#include "Views.h"
 #include "txc/Analysis/ShapeOpAttrs.h"
 #include "txc/Program/Attributes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -163,106 +175,159 @@ Value readGuarded(OpBuilder &b, Location at, Value data, ValueRange coords,
   return branch.getResult(0);
 }
 
-/// result[pre..., idx..., post...] = data[pre..., indices[idx...], post...]
-/// with each index (wrapped and) clamped into [0, dim-1]. When the dim can
-/// be 0, reads are also guarded by dim > 0 (the result is then zeros, and
-/// some index out of range has failed the call).
-Value gatherClamped(MLIRGen &gen, Location at, Value data, unsigned dataRank,
-                    Value indices, unsigned indicesRank, unsigned axis,
-                    Value dim, bool wrap, bool dimMayBeZero,
-                    const TensorType &resultType) {
-  OpBuilder &b = gen.builder();
-  unsigned rank = resultType.rank();
-  SmallVector<AffineExpr> indexDims;
-  for (unsigned d = 0; d < indicesRank; ++d)
-    indexDims.push_back(b.getAffineDimExpr(axis + d));
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(rank, 0, indexDims, b.getContext()),
-      b.getMultiDimIdentityMap(rank)};
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  IndexedDim indexed{dim,
-                     b.create<arith::SubIOp>(
-                         at, dim, b.create<arith::ConstantIntOp>(at, 1, 64)),
-                     wrap};
-  Value zero, nonEmpty;
-  if (dimMayBeZero) {
-    zero = gen.scalar(resultType.dtype, 0, at);
-    nonEmpty = b.create<arith::CmpIOp>(
-        at, arith::CmpIPredicate::sgt, dim,
-        b.create<arith::ConstantIntOp>(at, 0, 64));
-  }
-  auto generic = b.create<linalg::GenericOp>(
-      at, TypeRange{gen.tensorType(resultType)}, ValueRange{indices},
-      ValueRange{gen.emptyTensor(resultType, at)}, maps, iterators,
-      [&](OpBuilder &nested, Location loc, ValueRange args) {
-        SmallVector<Value> coords;
-        for (unsigned d = 0; d < axis; ++d)
-          coords.push_back(nested.create<linalg::IndexOp>(loc, d));
-        coords.push_back(clampedIndex(nested, loc, args[0], indexed));
-        for (unsigned d = axis + 1; d < dataRank; ++d)
-          coords.push_back(
-              nested.create<linalg::IndexOp>(loc, d - 1 + indicesRank));
-        nested.create<linalg::YieldOp>(
-            loc, readGuarded(nested, loc, data, coords, nonEmpty, zero));
-      });
-  return generic.getResult(0);
-}
-
-/// The IndexInRange guard the contract made for `node`: its id, and the
-/// valid range the kernel checks.
-const Guard *indexGuardOf(const Contract &contract, const Node &node) {
+/// The IndexInRange guard the contract made for `node`'s indices along one
+/// data dim (`column`: of gather_nd's and scatter_nd's tuples, or -1).
+const Guard *indexGuardOf(const Contract &contract, const Node &node,
+                          int32_t column) {
   for (const Guard &g : contract.guards)
-    if (g.kind == GuardKind::IndexInRange && g.node == node.name)
+    if (g.kind == GuardKind::IndexInRange && g.node == node.name &&
+        g.column == column)
       return &g;
   return nullptr;
 }
 
-/// The indexed axis of an indexing node, its dim, and whether that can be 0.
-struct CheckedIndices {
-  unsigned axis;
-  Value dim;
-  bool wrap, dimMayBeZero;
+/// One data dim an indexing node indexes along, after its indices were
+/// checked: the dim (and how to clamp into it), whether it can be 0, and
+/// the indices that select along it (all of them, or one tuple entry).
+struct CheckedDim {
+  unsigned dataDim;
+  IndexedDim indexed;
+  bool mayBeZero;
+  Value indices;
 };
 
-/// Steps 1 and 2 for the indices (operand 1) of `lowering`'s node: checks
-/// them against its IndexInRange guard and records a failure.
-FailureOr<CheckedIndices> checkIndices(MLIRGen &gen,
-                                       const NodeLowering &lowering) {
+/// Entry `column` of every index tuple of `indices` (rank q, the tuples
+/// along the last dim): a rank q-1 view, indices[..., column].
+Value tupleEntries(MLIRGen &gen, Location at, Value indices,
+                   const TensorType &type, unsigned column) {
+  OpBuilder &b = gen.builder();
+  Shape leading(type.shape.begin(), type.shape.end() - 1);
+  SmallVector<OpFoldResult> offsets(type.rank(), b.getIndexAttr(0));
+  offsets.back() = b.getIndexAttr(column);
+  SmallVector<OpFoldResult> sizes = foldResults(gen, leading, at);
+  sizes.push_back(b.getIndexAttr(1));
+  SmallVector<OpFoldResult> strides(type.rank(), b.getIndexAttr(1));
+  return b.create<tensor::ExtractSliceOp>(
+      at, gen.tensorType(TensorType{type.dtype, leading}), indices, offsets,
+      sizes, strides);
+}
+
+/// Steps 1 and 2 for the indices (operand 1) of `lowering`'s node, along
+/// each data dim it indexes, in the order of its IndexInRange guards:
+/// checks them against the guard and records a failure.
+FailureOr<SmallVector<CheckedDim>> checkIndices(MLIRGen &gen,
+                                                const NodeLowering &lowering) {
   InferenceContext ctx(gen.program(), lowering.node,
                        std::vector<TensorType>(lowering.operandTypes.begin(),
                                                lowering.operandTypes.end()));
-  unsigned axis = *resolveGatherAxis(ctx);
-  const Guard *guard = indexGuardOf(gen.getContract(), lowering.node);
-  Value status = gen.statusBuffer();
-  if (!guard || !status)
-    return emitError(lowering.loc)
-           << "internal error: no index guard for '" << lowering.node.name
-           << "'";
+  std::vector<IndexedDataDim> dims = *resolveIndexedDims(ctx);
+  OpBuilder &b = gen.builder();
   Location at = lowering.loc;
-  const ShapeExpr &indexedDim = lowering.operandTypes[0].shape[axis];
-  Value dim = dimAsI64(gen, indexedDim, at);
-  Value lowest = dimAsI64(gen, lowestValidIndex(*guard), at);
-  auto [found, bad] =
-      firstOutOfRange(gen, at, lowering.operands[1],
-                      lowering.operandTypes[1].rank(), lowest, dim);
-  recordFailure(gen.builder(), at, status, found, guard->id, bad);
-  bool dimMayBeZero =
-      indexedDim.bounds(gen.program().symbolRanges()).min <= 0;
-  return CheckedIndices{axis, dim, guard->wrapsNegative, dimMayBeZero};
+  const TensorType &indicesType = lowering.operandTypes[1];
+  SmallVector<CheckedDim> checked;
+  for (const IndexedDataDim &along : dims) {
+    int32_t column = along.column ? int32_t(*along.column) : -1;
+    const Guard *guard = indexGuardOf(gen.getContract(), lowering.node, column);
+    Value status = gen.statusBuffer();
+    if (!guard || !status)
+      return emitError(at) << "internal error: no index guard for '"
+                           << lowering.node.name << "'";
+    const ShapeExpr &dimExpr = lowering.operandTypes[0].shape[along.dataDim];
+    Value dim = dimAsI64(gen, dimExpr, at);
+    Value lowest = dimAsI64(gen, lowestValidIndex(*guard), at);
+    Value indices = lowering.operands[1];
+    unsigned rank = indicesType.rank();
+    if (along.column) {
+      indices = tupleEntries(gen, at, indices, indicesType, *along.column);
+      --rank;
+    }
+    auto [found, bad] = firstOutOfRange(gen, at, indices, rank, lowest, dim);
+    recordFailure(b, at, status, found, guard->id, bad);
+    Value last = b.create<arith::SubIOp>(
+        at, dim, b.create<arith::ConstantIntOp>(at, 1, 64));
+    checked.push_back(
+        {along.dataDim, IndexedDim{dim, last, guard->wrapsNegative},
+         dimExpr.bounds(gen.program().symbolRanges()).min <= 0, indices});
+  }
+  return checked;
 }
 
-/// gather and embedding (gather along axis 0 of a [V,D] weight).
+/// Whether every checked dim that can be 0 is above 0 (i1), or null when
+/// none can be 0: data then has elements to read or write.
+Value nonEmptyCondition(OpBuilder &b, Location at,
+                        ArrayRef<CheckedDim> checked) {
+  Value all;
+  for (const CheckedDim &c : checked) {
+    if (!c.mayBeZero)
+      continue;
+    Value above =
+        b.create<arith::CmpIOp>(at, arith::CmpIPredicate::sgt, c.indexed.dim,
+                                b.create<arith::ConstantIntOp>(at, 0, 64));
+    all = all ? b.create<arith::AndIOp>(at, all, above).getResult() : above;
+  }
+  return all;
+}
+
+/// A linalg.generic over the node's result whose body reads data at the
+/// coordinates `coords` gives for the iteration's indices and the values
+/// of `inputs` (each read with the map of `inputMaps`), guarded by
+/// `nonEmpty` when that is not null.
+Value readEveryResultElement(
+    MLIRGen &gen, const NodeLowering &lowering, ValueRange inputs,
+    ArrayRef<AffineMap> inputMaps, Value nonEmpty,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+        coords) {
+  OpBuilder &b = gen.builder();
+  Location at = lowering.loc;
+  const TensorType &resultType = lowering.resultType();
+  unsigned rank = resultType.rank();
+  Value zero = nonEmpty ? gen.scalar(resultType.dtype, 0, at) : Value();
+  SmallVector<AffineMap> maps(inputMaps.begin(), inputMaps.end());
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = b.create<linalg::GenericOp>(
+      at, TypeRange{gen.tensorType(resultType)}, inputs,
+      ValueRange{gen.emptyTensor(resultType, at)}, maps, iterators,
+      [&](OpBuilder &nested, Location loc, ValueRange args) {
+        SmallVector<Value> where = coords(nested, loc, args);
+        nested.create<linalg::YieldOp>(loc, readGuarded(nested, loc,
+                                                        lowering.operands[0],
+                                                        where, nonEmpty, zero));
+      });
+  return generic.getResult(0);
+}
+
+/// gather and embedding (gather along axis 0 of a [V,D] weight):
+/// result[pre..., idx..., post...] = data[pre..., indices[idx...], post...]
+/// with each index (wrapped and) clamped into [0, dim-1].
 FailureOr<SmallVector<Value>> lowerGather(MLIRGen &gen,
                                           const NodeLowering &lowering) {
-  FailureOr<CheckedIndices> checked = checkIndices(gen, lowering);
+  FailureOr<SmallVector<CheckedDim>> checked = checkIndices(gen, lowering);
   if (failed(checked))
     return failure();
-  Value result = gatherClamped(
-      gen, lowering.loc, lowering.operands[0],
-      lowering.operandTypes[0].rank(), lowering.operands[1],
-      lowering.operandTypes[1].rank(), checked->axis, checked->dim,
-      checked->wrap, checked->dimMayBeZero, lowering.resultType());
+  OpBuilder &b = gen.builder();
+  const CheckedDim &axis = checked->front();
+  unsigned dataRank = lowering.operandTypes[0].rank();
+  unsigned indicesRank = lowering.operandTypes[1].rank();
+  unsigned rank = lowering.resultType().rank();
+  SmallVector<AffineExpr> indexDims;
+  for (unsigned d = 0; d < indicesRank; ++d)
+    indexDims.push_back(b.getAffineDimExpr(axis.dataDim + d));
+  Value result = readEveryResultElement(
+      gen, lowering, lowering.operands[1],
+      AffineMap::get(rank, 0, indexDims, b.getContext()),
+      nonEmptyCondition(b, lowering.loc, *checked),
+      [&](OpBuilder &nested, Location loc, ValueRange args) {
+        SmallVector<Value> coords;
+        for (unsigned d = 0; d < axis.dataDim; ++d)
+          coords.push_back(nested.create<linalg::IndexOp>(loc, d));
+        coords.push_back(clampedIndex(nested, loc, args[0], axis.indexed));
+        for (unsigned d = axis.dataDim + 1; d < dataRank; ++d)
+          coords.push_back(
+              nested.create<linalg::IndexOp>(loc, d - 1 + indicesRank));
+        return coords;
+      });
   return SmallVector<Value>{result};
 }
 
@@ -271,43 +336,193 @@ FailureOr<SmallVector<Value>> lowerGather(MLIRGen &gen,
 /// replaced by its (wrapped and clamped) index.
 FailureOr<SmallVector<Value>> lowerGatherElements(MLIRGen &gen,
                                                   const NodeLowering &lowering) {
-  FailureOr<CheckedIndices> checked = checkIndices(gen, lowering);
+  FailureOr<SmallVector<CheckedDim>> checked = checkIndices(gen, lowering);
   if (failed(checked))
     return failure();
-  OpBuilder &b = gen.builder();
-  Location at = lowering.loc;
-  const TensorType &resultType = lowering.resultType();
-  unsigned rank = resultType.rank();
-  Value data = lowering.operands[0];
-  IndexedDim indexed{checked->dim,
-                     b.create<arith::SubIOp>(
-                         at, checked->dim,
-                         b.create<arith::ConstantIntOp>(at, 1, 64)),
-                     checked->wrap};
-  Value zero, nonEmpty;
-  if (checked->dimMayBeZero) {
-    zero = gen.scalar(resultType.dtype, 0, at);
-    nonEmpty = b.create<arith::CmpIOp>(
-        at, arith::CmpIPredicate::sgt, checked->dim,
-        b.create<arith::ConstantIntOp>(at, 0, 64));
-  }
-  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  auto generic = b.create<linalg::GenericOp>(
-      at, TypeRange{gen.tensorType(resultType)},
-      ValueRange{lowering.operands[1]},
-      ValueRange{gen.emptyTensor(resultType, at)}, maps, iterators,
+  const CheckedDim &axis = checked->front();
+  unsigned rank = lowering.resultType().rank();
+  Value nonEmpty = nonEmptyCondition(gen.builder(), lowering.loc, *checked);
+  Value result = readEveryResultElement(
+      gen, lowering, lowering.operands[1],
+      gen.builder().getMultiDimIdentityMap(rank), nonEmpty,
       [&](OpBuilder &nested, Location loc, ValueRange args) {
         SmallVector<Value> coords;
         for (unsigned d = 0; d < rank; ++d)
-          coords.push_back(d == checked->axis
-                               ? clampedIndex(nested, loc, args[0], indexed)
-                               : nested.create<linalg::IndexOp>(loc, d));
-        nested.create<linalg::YieldOp>(
-            loc, readGuarded(nested, loc, data, coords, nonEmpty, zero));
+          coords.push_back(
+              d == axis.dataDim
+                  ? clampedIndex(nested, loc, args[0], axis.indexed)
+                  : nested.create<linalg::IndexOp>(loc, d));
+        return coords;
       });
-  return SmallVector<Value>{generic.getResult(0)};
+  return SmallVector<Value>{result};
+}
+
+/// gather_nd: a linalg.generic over the result, indices.shape[:-1] +
+/// data.shape[b+depth:]; its inputs are the tuple entries (each a view of
+/// the indices), and each element reads data at its batch coordinates, the
+/// (wrapped and clamped) tuple, then its trailing coordinates.
+FailureOr<SmallVector<Value>> lowerGatherND(MLIRGen &gen,
+                                            const NodeLowering &lowering) {
+  FailureOr<SmallVector<CheckedDim>> checked = checkIndices(gen, lowering);
+  if (failed(checked))
+    return failure();
+  OpBuilder &b = gen.builder();
+  unsigned rank = lowering.resultType().rank();
+  unsigned tupleRank = lowering.operandTypes[1].rank() - 1;
+  unsigned batchDims = checked->front().dataDim;
+  SmallVector<Value> entries;
+  for (const CheckedDim &c : *checked)
+    entries.push_back(c.indices);
+  SmallVector<AffineExpr> leading;
+  for (unsigned d = 0; d < tupleRank; ++d)
+    leading.push_back(b.getAffineDimExpr(d));
+  SmallVector<AffineMap> maps(entries.size(),
+                              AffineMap::get(rank, 0, leading, b.getContext()));
+  Value nonEmpty = nonEmptyCondition(b, lowering.loc, *checked);
+  Value result = readEveryResultElement(
+      gen, lowering, entries, maps, nonEmpty,
+      [&](OpBuilder &nested, Location loc, ValueRange args) {
+        SmallVector<Value> coords;
+        for (unsigned d = 0; d < batchDims; ++d)
+          coords.push_back(nested.create<linalg::IndexOp>(loc, d));
+        for (size_t j = 0; j < checked->size(); ++j)
+          coords.push_back(
+              clampedIndex(nested, loc, args[j], (*checked)[j].indexed));
+        for (unsigned d = tupleRank; d < rank; ++d)
+          coords.push_back(nested.create<linalg::IndexOp>(loc, d));
+        return coords;
+      });
+  return SmallVector<Value>{result};
+}
+
+//===----------------------------------------------------------------------===//
+// The scatters
+//===----------------------------------------------------------------------===//
+
+/// `update` combined with `old` by `reduction`, as the `add` and `mul` ops
+/// compute (f16 and bf16 in f32, rounded once).
+Value combine(OpBuilder &b, Location at, ScatterReduction reduction, Value old,
+              Value update) {
+  Type element = old.getType();
+  Type compute = element;
+  if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() < 32)
+    compute = b.getF32Type();
+  Value x = convertFloat(b, at, old, compute);
+  Value y = convertFloat(b, at, update, compute);
+  Value z = reduction == ScatterReduction::Add ? addValues(b, at, x, y)
+                                               : mulValues(b, at, x, y);
+  return convertFloat(b, at, z, element);
+}
+
+/// A scatter's loop nest over the elements of `updates` (operand 2) in
+/// row-major order, carrying a copy of data. For each element `target`
+/// gives the coordinates in data it lands on, where it replaces or
+/// combines with the element there. The updates are applied one at a time,
+/// so the last of duplicate indices wins and add/mul combine in this order
+/// (the interpreter's). When `nonEmpty` is false (an indexed dim is 0 and
+/// data has no elements; any update then failed the guard) the outermost
+/// loop runs no iteration: nothing is written.
+Value scatterUpdates(
+    MLIRGen &gen, const NodeLowering &lowering, ScatterReduction reduction,
+    Value nonEmpty,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+        target) {
+  OpBuilder &b = gen.builder();
+  Location at = lowering.loc;
+  Value copy =
+      b.create<linalg::CopyOp>(at, lowering.operands[0],
+                               gen.emptyTensor(lowering.resultType(), at))
+          .getResult(0);
+  Value zero = b.create<arith::ConstantIndexOp>(at, 0);
+  Value one = b.create<arith::ConstantIndexOp>(at, 1);
+  SmallVector<Value> lbs, ubs, steps;
+  for (const ShapeExpr &dim : lowering.operandTypes[2].shape) {
+    lbs.push_back(zero);
+    ubs.push_back(
+        getValueOrCreateConstantIndexOp(b, at, foldResult(gen, dim, at)));
+    steps.push_back(one);
+  }
+  bool unitLoop = ubs.empty(); // a rank-0 update: one iteration
+  if (unitLoop) {
+    lbs.push_back(zero);
+    ubs.push_back(one);
+    steps.push_back(one);
+  }
+  if (nonEmpty)
+    ubs.front() = b.create<arith::SelectOp>(at, nonEmpty, ubs.front(), zero);
+  Value updates = lowering.operands[2];
+  scf::LoopNest nest = scf::buildLoopNest(
+      b, at, lbs, ubs, steps, ValueRange{copy},
+      [&](OpBuilder &nested, Location loc, ValueRange ivs,
+          ValueRange acc) -> scf::ValueVector {
+        ValueRange position = unitLoop ? ValueRange() : ivs;
+        SmallVector<Value> coords = target(nested, loc, position);
+        Value value = nested.create<tensor::ExtractOp>(loc, updates, position);
+        if (reduction != ScatterReduction::None)
+          value = combine(nested, loc, reduction,
+                          nested.create<tensor::ExtractOp>(loc, acc[0], coords),
+                          value);
+        return {nested.create<tensor::InsertOp>(loc, value, acc[0], coords)};
+      });
+  return nest.results[0];
+}
+
+/// The node's `reduction`.
+ScatterReduction scatterReduction(MLIRGen &gen, const NodeLowering &lowering) {
+  InferenceContext ctx(gen.program(), lowering.node,
+                       std::vector<TensorType>(lowering.operandTypes.begin(),
+                                               lowering.operandTypes.end()));
+  return *resolveScatterReduction(ctx);
+}
+
+/// scatter_elements: updates[i] lands on data[i with i[axis] replaced by
+/// the (wrapped and clamped) indices[i]].
+FailureOr<SmallVector<Value>>
+lowerScatterElements(MLIRGen &gen, const NodeLowering &lowering) {
+  FailureOr<SmallVector<CheckedDim>> checked = checkIndices(gen, lowering);
+  if (failed(checked))
+    return failure();
+  const CheckedDim &axis = checked->front();
+  Value result = scatterUpdates(
+      gen, lowering, scatterReduction(gen, lowering),
+      nonEmptyCondition(gen.builder(), lowering.loc, *checked),
+      [&](OpBuilder &nested, Location loc, ValueRange position) {
+        SmallVector<Value> coords(position.begin(), position.end());
+        Value index = nested.create<tensor::ExtractOp>(
+            loc, lowering.operands[1], position);
+        coords[axis.dataDim] = clampedIndex(nested, loc, index, axis.indexed);
+        return coords;
+      });
+  return SmallVector<Value>{result};
+}
+
+/// scatter_nd: updates[p..., s...] lands on data[tuple(p)..., s...], each
+/// tuple entry indices[p..., j] wrapped and clamped.
+FailureOr<SmallVector<Value>> lowerScatterND(MLIRGen &gen,
+                                             const NodeLowering &lowering) {
+  FailureOr<SmallVector<CheckedDim>> checked = checkIndices(gen, lowering);
+  if (failed(checked))
+    return failure();
+  unsigned tupleRank = lowering.operandTypes[1].rank() - 1;
+  Value result = scatterUpdates(
+      gen, lowering, scatterReduction(gen, lowering),
+      nonEmptyCondition(gen.builder(), lowering.loc, *checked),
+      [&](OpBuilder &nested, Location loc, ValueRange position) {
+        // indices[p..., j] for each entry j of the tuple.
+        SmallVector<Value> coords,
+            entry(position.begin(), position.begin() + tupleRank);
+        entry.push_back(Value());
+        for (size_t j = 0; j < checked->size(); ++j) {
+          entry.back() = nested.create<arith::ConstantIndexOp>(loc, j);
+          Value index = nested.create<tensor::ExtractOp>(
+              loc, lowering.operands[1], entry);
+          coords.push_back(
+              clampedIndex(nested, loc, index, (*checked)[j].indexed));
+        }
+        coords.append(position.begin() + tupleRank, position.end());
+        return coords;
+      });
+  return SmallVector<Value>{result};
 }
 
 /// range: a linalg.generic without operands whose element i is
@@ -356,6 +571,9 @@ void registerIndexingLowerings(LoweringTable &table) {
   table.add(OpKind::Embedding, lowerGather);
   table.add(OpKind::GatherElements, lowerGatherElements);
   table.add(OpKind::Range, lowerRange);
+  table.add(OpKind::GatherND, lowerGatherND);
+  table.add(OpKind::ScatterElements, lowerScatterElements);
+  table.add(OpKind::ScatterND, lowerScatterND);
 }
 
 } // namespace txc

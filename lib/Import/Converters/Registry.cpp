@@ -20,6 +20,7 @@ const std::vector<ConverterEntry> &txc::onnximport::allConverters() {
     addLinearAlgebraConverters(entries);
     addConvolutionConverters(entries);
     addShapeConverters(entries);
+    addIndexingConverters(entries);
     addNormalizationConverters(entries);
     addQuantizationConverters(entries);
     addResizeConverters(entries);

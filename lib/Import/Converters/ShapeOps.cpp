@@ -307,28 +307,6 @@ llvm::LogicalResult convertGather(NodeImporter &node) {
       {intAttr("axis", *axis), boolAttr("wrap_negative", true)});
 }
 
-/// The node's "axis" normalized for `data`'s rank; the node is reported
-/// invalid when it is out of range.
-std::optional<int64_t> readAxisAttr(NodeImporter &node,
-                                    const ImportedValue &data) {
-  std::optional<int64_t> axis =
-      normalizeOnnxAxis(node.intAttr("axis", 0), data.type.rank());
-  if (!axis)
-    (void)node.invalid("its axis is out of range");
-  return axis;
-}
-
-/// GatherElements-13: txc's gather_elements, whose negative indices wrap
-/// as ONNX's do.
-llvm::LogicalResult convertGatherElements(NodeImporter &node) {
-  const ImportedValue &data = node.input(0);
-  std::optional<int64_t> axis = readAxisAttr(node, data);
-  if (!axis)
-    return llvm::failure();
-  return node.emitOutput(0, "gather_elements", {data, node.input(1)},
-                         {intAttr("axis", *axis)});
-}
-
 /// OneHot-11: output[..., k, ...] (k at `axis`) is values[1] where the
 /// index equals k and values[0] elsewhere. The depth must be known; an
 /// index in [-depth, -1] counts from the end, and one outside [-depth,
@@ -918,7 +896,6 @@ void txc::onnximport::addShapeConverters(std::vector<ConverterEntry> &table) {
                    {"Squeeze", 13, 17, convertSqueeze},
                    {"Concat", 13, 17, convertConcat},
                    {"Gather", 13, 17, convertGather},
-                   {"GatherElements", 13, 17, convertGatherElements},
                    {"OneHot", 11, 17, convertOneHot},
                    {"Transpose", 13, 17, convertTranspose},
                    {"Slice", 13, 17, convertSlice},
