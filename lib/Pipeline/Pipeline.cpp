@@ -81,8 +81,14 @@ void addBufferizationPasses(OpPassManager &pm, const PipelineOptions &options) {
   // analysis below takes time cubic in the number of ops.
   pm.addNestedPass<func::FuncOp>(createSplitEmptyTensorsPass());
   // Results are written straight into the output arguments: empty tensors
-  // that end up in an output are replaced by the output buffer.
+  // that end up in an output are replaced by the output buffer. An output
+  // that only now reaches its empty tensor (a loop the canonicalizer folded
+  // away left an empty tensor behind a reshape that folded too) is then
+  // computed in place, and its materialization is dropped as in the first
+  // stage: one-shot analysis would see a write to the output after a loop
+  // that updates it, a conflict it cannot resolve.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  pm.addNestedPass<func::FuncOp>(createFoldInPlaceOutputsPass());
   bufferization::OneShotBufferizationOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
   bufferization.setFunctionBoundaryTypeConversion(
