@@ -1,17 +1,19 @@
 //===- Convolution.cpp - Evaluators of convolution and pooling ------------===//
 //
-// conv2d, max_pool2d, avg_pool2d and global_avg_pool (docs/ops.md,
-// "Convolution and pooling"), written as the plain loops of their
-// definitions and in the order the lowering sums in:
-//  - conv2d starts each output at its bias (or zero) and adds the products
-//    over (input channel, kernel row, kernel column) for NCHW and over
-//    (kernel row, kernel column, input channel) for NHWC;
-//  - the pools and global_avg_pool visit the window (or the image) row by
-//    row.
+// conv2d, conv3d, the 2-D and 3-D pools and global_avg_pool (docs/ops.md,
+// "Convolution and pooling"), written once for any number of spatial dims
+// as the plain loops of their definitions and in the order the lowering
+// sums in:
+//  - a convolution starts each output at its bias (or zero) and adds the
+//    products over (input channel, kernel position) for channels first and
+//    over (kernel position, input channel) for channels last, the kernel
+//    positions in row-major order (depth, then row, then column);
+//  - the pools and global_avg_pool visit the window (or the image) in
+//    row-major order.
 // Padding is read as the value the lowering pads with (zero, or -inf or
-// the lowest integer for max_pool2d), so 0 * inf gives NaN as in the
-// compiled code. f16 and bf16
-// compute in float (ElementTraits::Compute) and round once at the end.
+// the lowest integer for the max pools), so 0 * inf gives NaN as in the
+// compiled code. f16 and bf16 compute in float (ElementTraits::Compute)
+// and round once at the end.
 //
 //===----------------------------------------------------------------------===//
 #include "txc/Interp/ElementTypes.h"
@@ -26,34 +28,70 @@ using namespace txc;
 
 namespace {
 
-/// The logical [N, C, H, W] sizes of an activation and where an element
-/// lives in either layout.
+/// A position in the spatial dims (depth, height, width; or height, width).
+using Position = llvm::SmallVector<int64_t, 3>;
+
+/// Calls `fn(position)` for every position of a box of `sizes`, in
+/// row-major order (the last dim fastest); never for an empty box.
+template <class Fn> void forEachPosition(llvm::ArrayRef<int64_t> sizes, Fn &&fn) {
+  if (llvm::is_contained(sizes, 0))
+    return;
+  Position position(sizes.size(), 0);
+  while (true) {
+    fn(llvm::ArrayRef<int64_t>(position));
+    size_t d = sizes.size();
+    while (d > 0 && ++position[d - 1] == sizes[d - 1])
+      position[--d] = 0;
+    if (d == 0)
+      return;
+  }
+}
+
+/// The logical batch, channel and spatial sizes of an activation and where
+/// an element lives in either layout.
 struct Activation {
   Layout layout;
-  int64_t n, c, h, w;
+  int64_t n, c;
+  Position size;
 
   Activation(Layout layout, llvm::ArrayRef<int64_t> shape) : layout(layout) {
-    LayoutDims dims = layoutDims(layout);
+    LayoutDims dims = layoutDims(layout, shape.size() - 2);
     n = shape[dims.batch];
     c = shape[dims.channels];
-    h = shape[dims.height];
-    w = shape[dims.width];
+    for (unsigned dim : dims.spatial)
+      size.push_back(shape[dim]);
   }
-  int64_t offset(int64_t in, int64_t ic, int64_t ih, int64_t iw) const {
-    if (layout == Layout::NCHW)
-      return ((in * c + ic) * h + ih) * w + iw;
-    return ((in * h + ih) * w + iw) * c + ic;
+  int64_t offset(int64_t in, int64_t ic, llvm::ArrayRef<int64_t> at) const {
+    bool first = layout == Layout::ChannelsFirst;
+    int64_t offset = first ? in * c + ic : in;
+    for (size_t axis = 0; axis < size.size(); ++axis)
+      offset = offset * size[axis] + at[axis];
+    return first ? offset : offset * c + ic;
   }
-  bool contains(int64_t ih, int64_t iw) const {
-    return ih >= 0 && ih < h && iw >= 0 && iw < w;
+  bool contains(llvm::ArrayRef<int64_t> at) const {
+    for (size_t axis = 0; axis < size.size(); ++axis)
+      if (at[axis] < 0 || at[axis] >= size[axis])
+        return false;
+    return true;
+  }
+  /// The number of elements of one image: the product of the spatial dims.
+  int64_t spatialSize() const {
+    int64_t product = 1;
+    for (int64_t s : size)
+      product *= s;
+    return product;
   }
 };
 
-/// The input row or column that window position `k` of output position `o`
+/// The input position that window position `k` of output position `o`
 /// reads (possibly in the padding).
-int64_t inputIndex(const Window &window, unsigned axis, int64_t o, int64_t k) {
-  return o * window.stride[axis] - window.padBefore[axis] +
-         k * window.dilation[axis];
+Position inputPosition(const Window &window, llvm::ArrayRef<int64_t> o,
+                       llvm::ArrayRef<int64_t> k) {
+  Position at(o.size());
+  for (unsigned axis = 0; axis < o.size(); ++axis)
+    at[axis] = o[axis] * window.stride[axis] - window.padBefore[axis] +
+               k[axis] * window.dilation[axis];
+  return at;
 }
 
 /// arith.maximumf: NaN if either is NaN; +0 is above -0.
@@ -73,30 +111,36 @@ llvm::Error checkFloat(const OpEvalContext &ctx) {
 }
 
 //===----------------------------------------------------------------------===//
-// conv2d
+// conv2d, conv3d
 //===----------------------------------------------------------------------===//
 
-/// The weights' [O, I, KH, KW] sizes and element offsets: OIHW for NCHW,
-/// HWIO for NHWC.
+/// The weights' output and input channel counts and kernel, and their
+/// element offsets: OIHW (OIDHW) for channels first, HWIO (DHWIO) for
+/// channels last.
 struct Weights {
   Layout layout;
-  int64_t o, i, kh, kw;
+  int64_t o, i;
+  Position kernel;
 
   Weights(Layout layout, llvm::ArrayRef<int64_t> shape) : layout(layout) {
-    if (layout == Layout::NCHW) {
-      o = shape[0], i = shape[1], kh = shape[2], kw = shape[3];
-    } else {
-      kh = shape[0], kw = shape[1], i = shape[2], o = shape[3];
-    }
+    size_t rank = shape.size();
+    bool first = layout == Layout::ChannelsFirst;
+    o = first ? shape[0] : shape[rank - 1];
+    i = first ? shape[1] : shape[rank - 2];
+    llvm::ArrayRef<int64_t> k =
+        first ? shape.drop_front(2) : shape.drop_back(2);
+    kernel.assign(k.begin(), k.end());
   }
-  int64_t offset(int64_t oo, int64_t ii, int64_t a, int64_t b) const {
-    if (layout == Layout::NCHW)
-      return ((oo * i + ii) * kh + a) * kw + b;
-    return ((a * kw + b) * i + ii) * o + oo;
+  int64_t offset(int64_t oo, int64_t ii, llvm::ArrayRef<int64_t> at) const {
+    bool first = layout == Layout::ChannelsFirst;
+    int64_t offset = first ? oo * i + ii : 0;
+    for (size_t axis = 0; axis < kernel.size(); ++axis)
+      offset = offset * kernel[axis] + at[axis];
+    return first ? offset : (offset * i + ii) * o + oo;
   }
 };
 
-llvm::Expected<std::vector<Tensor>> evalConv2D(const OpEvalContext &ctx) {
+llvm::Expected<std::vector<Tensor>> evalConv(const OpEvalContext &ctx) {
   if (llvm::Error err = checkFloat(ctx))
     return err;
   const Node &node = ctx.getNode();
@@ -105,7 +149,7 @@ llvm::Expected<std::vector<Tensor>> evalConv2D(const OpEvalContext &ctx) {
   const Tensor *bias = ctx.numOperands() > 2 ? &ctx.operand(2) : nullptr;
   Activation in(layout, x.shape());
   Weights weights(layout, w.shape());
-  Window window = getWindow(node, {weights.kh, weights.kw});
+  Window window = getWindow(node, weights.kernel);
   int64_t groups = getIntAttr(node, "groups", 1);
   auto result = ctx.makeResult();
   if (!result)
@@ -116,38 +160,37 @@ llvm::Expected<std::vector<Tensor>> evalConv2D(const OpEvalContext &ctx) {
     return ctx.internalError("cannot convolve " + x.typeString() + " with " +
                              w.typeString());
   int64_t outPerGroup = weights.o / groups;
+  bool channelsFirst = layout == Layout::ChannelsFirst;
   dispatchFloat(x.dtype(), [&](auto traits) {
     using T = decltype(traits);
     using S = typename T::Storage;
     using C = typename T::Compute;
-    auto product = [&](int64_t n, int64_t o, int64_t oh, int64_t ow, int64_t c,
-                       int64_t a, int64_t b) {
-      int64_t ih = inputIndex(window, 0, oh, a);
-      int64_t iw = inputIndex(window, 1, ow, b);
-      int64_t ic = o / outPerGroup * weights.i + c;
-      C value = in.contains(ih, iw)
-                    ? T::load(x.load<S>(in.offset(n, ic, ih, iw)))
-                    : C(0);
-      return value * T::load(w.load<S>(weights.offset(o, c, a, b)));
-    };
     for (int64_t n = 0; n < out.n; ++n)
-      for (int64_t o = 0; o < out.c; ++o)
-        for (int64_t oh = 0; oh < out.h; ++oh)
-          for (int64_t ow = 0; ow < out.w; ++ow) {
-            C acc = bias ? T::load(bias->load<S>(o)) : C(0);
-            if (layout == Layout::NCHW) {
+      for (int64_t o = 0; o < out.c; ++o) {
+        int64_t firstChannel = o / outPerGroup * weights.i;
+        forEachPosition(out.size, [&](llvm::ArrayRef<int64_t> at) {
+          C acc = bias ? T::load(bias->load<S>(o)) : C(0);
+          auto add = [&](int64_t c, llvm::ArrayRef<int64_t> k) {
+            Position from = inputPosition(window, at, k);
+            C value = in.contains(from)
+                          ? T::load(x.load<S>(
+                                in.offset(n, firstChannel + c, from)))
+                          : C(0);
+            acc = acc + value * T::load(w.load<S>(weights.offset(o, c, k)));
+          };
+          if (channelsFirst) {
+            for (int64_t c = 0; c < weights.i; ++c)
+              forEachPosition(weights.kernel,
+                              [&](llvm::ArrayRef<int64_t> k) { add(c, k); });
+          } else {
+            forEachPosition(weights.kernel, [&](llvm::ArrayRef<int64_t> k) {
               for (int64_t c = 0; c < weights.i; ++c)
-                for (int64_t a = 0; a < weights.kh; ++a)
-                  for (int64_t b = 0; b < weights.kw; ++b)
-                    acc = acc + product(n, o, oh, ow, c, a, b);
-            } else {
-              for (int64_t a = 0; a < weights.kh; ++a)
-                for (int64_t b = 0; b < weights.kw; ++b)
-                  for (int64_t c = 0; c < weights.i; ++c)
-                    acc = acc + product(n, o, oh, ow, c, a, b);
-            }
-            result->store<S>(out.offset(n, o, oh, ow), T::store(acc));
+                add(c, k);
+            });
           }
+          result->store<S>(out.offset(n, o, at), T::store(acc));
+        });
+      }
   });
   return singleResult(std::move(*result));
 }
@@ -156,16 +199,16 @@ llvm::Expected<std::vector<Tensor>> evalConv2D(const OpEvalContext &ctx) {
 // Pools
 //===----------------------------------------------------------------------===//
 
-/// Calls `fn(n, c, oh, ow)` for every output element, then stores what it
-/// returns.
+/// Calls `fn(n, c, position)` for every output element, then stores what
+/// it returns.
 template <class T, class Fn>
 void forEachOutput(Tensor &result, const Activation &out, Fn &&fn) {
   using S = typename T::Storage;
   for (int64_t n = 0; n < out.n; ++n)
     for (int64_t c = 0; c < out.c; ++c)
-      for (int64_t oh = 0; oh < out.h; ++oh)
-        for (int64_t ow = 0; ow < out.w; ++ow)
-          result.store<S>(out.offset(n, c, oh, ow), T::store(fn(n, c, oh, ow)));
+      forEachPosition(out.size, [&](llvm::ArrayRef<int64_t> at) {
+        result.store<S>(out.offset(n, c, at), T::store(fn(n, c, at)));
+      });
 }
 
 /// The maximum of two pooled values: arith.maximumf for floats, the
@@ -177,7 +220,7 @@ template <class C> C poolMax(C a, C b) {
     return std::max(a, b);
 }
 
-/// The padding value of max_pool2d: -inf, or the lowest integer.
+/// The padding value of the max pools: -inf, or the lowest integer.
 template <class C> C lowestValue() {
   if constexpr (std::is_floating_point_v<C>)
     return -std::numeric_limits<C>::infinity();
@@ -185,7 +228,7 @@ template <class C> C lowestValue() {
     return std::numeric_limits<C>::lowest();
 }
 
-llvm::Expected<std::vector<Tensor>> evalMaxPool2D(const OpEvalContext &ctx) {
+llvm::Expected<std::vector<Tensor>> evalMaxPool(const OpEvalContext &ctx) {
   DType dtype = ctx.operand(0).dtype();
   if (dtype != DType::I8 && dtype != DType::U8)
     if (llvm::Error err = checkFloat(ctx))
@@ -203,20 +246,17 @@ llvm::Expected<std::vector<Tensor>> evalMaxPool2D(const OpEvalContext &ctx) {
     using S = typename T::Storage;
     using C = typename T::Compute;
     const C lowest = lowestValue<C>();
-    forEachOutput<T>(
-        *result, out, [&](int64_t n, int64_t c, int64_t oh, int64_t ow) {
-          C max = lowest;
-          for (int64_t a = 0; a < window.kernel[0]; ++a)
-            for (int64_t b = 0; b < window.kernel[1]; ++b) {
-              int64_t ih = inputIndex(window, 0, oh, a);
-              int64_t iw = inputIndex(window, 1, ow, b);
-              C value = in.contains(ih, iw)
-                            ? T::load(x.load<S>(in.offset(n, c, ih, iw)))
-                            : lowest;
-              max = poolMax(max, value);
-            }
-          return max;
-        });
+    forEachOutput<T>(*result, out, [&](int64_t n, int64_t c,
+                                       llvm::ArrayRef<int64_t> at) {
+      C max = lowest;
+      forEachPosition(window.kernel, [&](llvm::ArrayRef<int64_t> k) {
+        Position from = inputPosition(window, at, k);
+        C value = in.contains(from) ? T::load(x.load<S>(in.offset(n, c, from)))
+                                    : lowest;
+        max = poolMax(max, value);
+      });
+      return max;
+    });
   });
   return singleResult(std::move(*result));
 }
@@ -231,20 +271,20 @@ int64_t windowCount(const Window &window, unsigned axis, int64_t o,
   return end - std::max(start, lo);
 }
 
-/// The divisor of avg_pool2d's window at (oh, ow): ONNX and PyTorch count
+/// The divisor of an average pool's window at `at`: ONNX and PyTorch count
 /// the padding with count_include_pad, never a ceil-mode overhang.
 int64_t averageDivisor(const Window &window, bool includePad,
-                       const Activation &in, int64_t oh, int64_t ow) {
-  if (includePad)
-    return windowCount(window, 0, oh, -window.padBefore[0],
-                       in.h + window.padAfter[0]) *
-           windowCount(window, 1, ow, -window.padBefore[1],
-                       in.w + window.padAfter[1]);
-  return windowCount(window, 0, oh, 0, in.h) *
-         windowCount(window, 1, ow, 0, in.w);
+                       const Activation &in, llvm::ArrayRef<int64_t> at) {
+  int64_t divisor = 1;
+  for (unsigned axis = 0; axis < window.rank(); ++axis) {
+    int64_t lo = includePad ? -window.padBefore[axis] : 0;
+    int64_t hi = in.size[axis] + (includePad ? window.padAfter[axis] : 0);
+    divisor *= windowCount(window, axis, at[axis], lo, hi);
+  }
+  return divisor;
 }
 
-llvm::Expected<std::vector<Tensor>> evalAvgPool2D(const OpEvalContext &ctx) {
+llvm::Expected<std::vector<Tensor>> evalAvgPool(const OpEvalContext &ctx) {
   if (llvm::Error err = checkFloat(ctx))
     return err;
   const Node &node = ctx.getNode();
@@ -261,20 +301,17 @@ llvm::Expected<std::vector<Tensor>> evalAvgPool2D(const OpEvalContext &ctx) {
     using T = decltype(traits);
     using S = typename T::Storage;
     using C = typename T::Compute;
-    forEachOutput<T>(
-        *result, out, [&](int64_t n, int64_t c, int64_t oh, int64_t ow) {
-          C sum = 0;
-          for (int64_t a = 0; a < window.kernel[0]; ++a)
-            for (int64_t b = 0; b < window.kernel[1]; ++b) {
-              int64_t ih = inputIndex(window, 0, oh, a);
-              int64_t iw = inputIndex(window, 1, ow, b);
-              sum = sum + (in.contains(ih, iw)
-                               ? T::load(x.load<S>(in.offset(n, c, ih, iw)))
-                               : C(0));
-            }
-          return sum /
-                 C(averageDivisor(window, includePad, in, oh, ow));
-        });
+    forEachOutput<T>(*result, out, [&](int64_t n, int64_t c,
+                                       llvm::ArrayRef<int64_t> at) {
+      C sum = 0;
+      forEachPosition(window.kernel, [&](llvm::ArrayRef<int64_t> k) {
+        Position from = inputPosition(window, at, k);
+        sum = sum + (in.contains(from)
+                         ? T::load(x.load<S>(in.offset(n, c, from)))
+                         : C(0));
+      });
+      return sum / C(averageDivisor(window, includePad, in, at));
+    });
   });
   return singleResult(std::move(*result));
 }
@@ -294,13 +331,14 @@ evalGlobalAvgPool(const OpEvalContext &ctx) {
     using T = decltype(traits);
     using S = typename T::Storage;
     using C = typename T::Compute;
-    forEachOutput<T>(*result, out, [&](int64_t n, int64_t c, int64_t, int64_t) {
+    forEachOutput<T>(*result, out, [&](int64_t n, int64_t c,
+                                       llvm::ArrayRef<int64_t>) {
       C sum = 0;
-      for (int64_t ih = 0; ih < in.h; ++ih)
-        for (int64_t iw = 0; iw < in.w; ++iw)
-          sum = sum + T::load(x.load<S>(in.offset(n, c, ih, iw)));
+      forEachPosition(in.size, [&](llvm::ArrayRef<int64_t> from) {
+        sum = sum + T::load(x.load<S>(in.offset(n, c, from)));
+      });
       // 0 / 0 is NaN for an empty image, as in the compiled code.
-      return sum / C(in.h * in.w);
+      return sum / C(in.spatialSize());
     });
   });
   return singleResult(std::move(*result));
@@ -309,8 +347,11 @@ evalGlobalAvgPool(const OpEvalContext &ctx) {
 } // namespace
 
 void txc::registerConvolutionOps(OpEvaluatorTable &table) {
-  table.add(OpKind::Conv2D, evalConv2D);
-  table.add(OpKind::MaxPool2D, evalMaxPool2D);
-  table.add(OpKind::AvgPool2D, evalAvgPool2D);
+  table.add(OpKind::Conv2D, evalConv);
+  table.add(OpKind::Conv3D, evalConv);
+  table.add(OpKind::MaxPool2D, evalMaxPool);
+  table.add(OpKind::MaxPool3D, evalMaxPool);
+  table.add(OpKind::AvgPool2D, evalAvgPool);
+  table.add(OpKind::AvgPool3D, evalAvgPool);
   table.add(OpKind::GlobalAvgPool, evalGlobalAvgPool);
 }

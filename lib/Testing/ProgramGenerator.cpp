@@ -4,6 +4,7 @@
 #include "txc/Analysis/Contract.h"
 #include "txc/Analysis/Verifier.h"
 #include "txc/Program/OpRegistry.h"
+#include "txc/Program/Window.h"
 #include "txc/Frontend/ProgramReader.h"
 #include "txc/Support/SourceFile.h"
 #include "txc/Testing/Tolerance.h"
@@ -14,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <random>
 
 using namespace txc;
@@ -263,8 +265,11 @@ private:
   bool genSplit();
   bool genTile();
   bool genConvPool();
-  void poolWindowAttrs(const std::string &op, int64_t k, int64_t spatialMin,
-                       const Shape &shape, bool nhwc,
+  bool genConvPool3D();
+  bool genWindowOp(const std::string &op);
+  const Value *asVolume(const Value &x, unsigned channels, bool staticChannels);
+  void poolWindowAttrs(bool isMax, int64_t k, int64_t spatialMin,
+                       const Shape &shape, const LayoutDims &dims,
                        std::vector<std::pair<std::string, std::string>> &attrs);
   bool genGather();
   bool genGatherElements();
@@ -1245,66 +1250,135 @@ bool Generator::genTile() {
          nullptr;
 }
 
+/// "[a, b, ...]".
+static std::string intList(llvm::ArrayRef<int64_t> values) {
+  std::string list = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    list += (i ? ", " : "") + std::to_string(values[i]);
+  return list + "]";
+}
+
+/// "[v, v, ...]" with `n` values.
+static std::string repeatedList(unsigned n, int64_t value) {
+  return intList(std::vector<int64_t>(n, value));
+}
+
+/// A rank-5 operand of a 3-D op from a rank-3 or rank-4 value: `x` with
+/// dims of 1 inserted at random axes, one of them at `channels` when the
+/// channel count must be static and would not be.
+const Value *Generator::asVolume(const Value &x, unsigned channels,
+                                 bool staticChannels) {
+  if (!allowedOp("unsqueeze"))
+    return nullptr;
+  std::vector<int64_t> axes; // positions in the rank-5 result
+  while (axes.size() + x.type.shape.size() < 5) {
+    int64_t axis = range(0, 4);
+    if (!llvm::is_contained(axes, axis))
+      axes.push_back(axis);
+  }
+  std::sort(axes.begin(), axes.end());
+  // x's dim at `channels` (the inserted ones are static).
+  unsigned inserted = llvm::count_if(
+      axes, [&](int64_t axis) { return axis < int64_t(channels); });
+  if (staticChannels && !llvm::is_contained(axes, int64_t(channels)) &&
+      !x.type.shape[channels - inserted].isConstant()) {
+    axes.back() = channels;
+    std::sort(axes.begin(), axes.end());
+  }
+  return addNode("unsqueeze", {x.ref}, {{"axes", intList(axes)}}, x.exact);
+}
+
 bool Generator::genConvPool() {
   static const std::vector<std::string> ops = {"conv2d", "max_pool2d",
                                                "avg_pool2d", "global_avg_pool"};
-  std::string op = pick(ops);
+  return genWindowOp(pick(ops));
+}
+
+/// The 3-D ops have their own weight, so that they do not take the 2-D
+/// ops' share (conv2d, which needs static channels, is already rare).
+bool Generator::genConvPool3D() {
+  static const std::vector<std::string> ops = {"conv3d", "max_pool3d",
+                                               "avg_pool3d"};
+  return genWindowOp(pick(ops));
+}
+
+/// A convolution or pool `op` of a float value (or i8/u8 for a max pool) of
+/// the op's rank, with a random layout and window.
+bool Generator::genWindowOp(const std::string &op) {
   if (!allowedOp(op))
     return false;
-  bool nhwc = chance(30);
-  const Value *x = choose([&](const Value &v) {
+  OpKind kind = lookupOp(op)->kind;
+  unsigned spatial = spatialRank(kind);
+  Layout layout = chance(30) ? Layout::ChannelsLast : Layout::ChannelsFirst;
+  LayoutDims dims = layoutDims(layout, spatial);
+  bool isConv = kind == OpKind::Conv2D || kind == OpKind::Conv3D;
+  bool isMax = kind == OpKind::MaxPool2D || kind == OpKind::MaxPool3D;
+  auto accepts = [&](const Value &v, size_t rank) {
     DType d = v.type.dtype;
-    bool integerMaxPool =
-        op == "max_pool2d" && (d == DType::I8 || d == DType::U8);
-    if ((!isFloatValue(v) && !integerMaxPool) || v.type.shape.size() != 4)
-      return false;
-    if (op == "conv2d" && !v.type.shape[nhwc ? 3 : 1].isConstant())
-      return false;
-    return true;
+    bool integerMaxPool = isMax && (d == DType::I8 || d == DType::U8);
+    return (isFloatValue(v) || integerMaxPool) && v.type.shape.size() == rank;
+  };
+  const Value *x = choose([&](const Value &v) {
+    return accepts(v, spatial + 2) &&
+           (!isConv || v.type.shape[dims.channels].isConstant());
   });
+  // Rank-5 values are rare: the 3-D ops make one of rank 3 or 4 (a copy,
+  // as adding a node may move the pool).
+  if (!x && spatial == 3)
+    if (const Value *lower = choose([&](const Value &v) {
+          return accepts(v, 3) || accepts(v, 4);
+        }))
+      x = asVolume(Value(*lower), dims.channels, isConv);
   if (!x)
     return false;
   std::string xref = x->ref;
   DType dtype = x->type.dtype;
   Shape shape = x->type.shape;
+  bool exact = x->exact;
   std::vector<std::pair<std::string, std::string>> attrs;
-  if (nhwc)
-    attrs.push_back({"layout", "\"NHWC\""});
+  if (layout == Layout::ChannelsLast)
+    attrs.push_back(
+        {"layout", "\"" + layoutName(layout, spatial).str() + "\""});
   if (op == "global_avg_pool")
     return addNode(op, {xref}, attrs, false) != nullptr;
   // kernel k with padding k/2 fits any spatial dim >= 1.
-  int64_t spatialMin = std::min(dimBounds(shape[nhwc ? 1 : 2]).min,
-                                dimBounds(shape[nhwc ? 2 : 3]).min);
+  int64_t spatialMin = std::numeric_limits<int64_t>::max();
+  for (unsigned dim : dims.spatial)
+    spatialMin = std::min(spatialMin, dimBounds(shape[dim]).min);
   if (spatialMin < 1)
     return false;
-  int64_t k = range(1, 3), p = k / 2;
-  std::string pad = "[" + std::to_string(p) + ", " + std::to_string(p) + "]";
-  if (op == "conv2d") {
-    int64_t C = *shape[nhwc ? 3 : 1].getConstant();
+  int64_t k = range(1, 3);
+  if (isConv) {
+    int64_t C = *shape[dims.channels].getConstant();
     int64_t O = range(1, 4);
-    std::vector<int64_t> w =
-        nhwc ? std::vector<int64_t>{k, k, C, O} : std::vector<int64_t>{O, C, k, k};
+    std::vector<int64_t> w(spatial, k);
+    if (layout == Layout::ChannelsFirst)
+      w.insert(w.begin(), {O, C});
+    else
+      w.insert(w.end(), {C, O});
     std::vector<std::string> operands = {xref, addConstant(dtype, w)->ref};
     if (chance(50))
       operands.push_back(addConstant(dtype, {O})->ref);
-    attrs.push_back({"padding", pad});
+    attrs.push_back({"padding", repeatedList(spatial, k / 2)});
     return addNode(op, operands, attrs, false) != nullptr;
   }
-  std::string kernel = "[" + std::to_string(k) + ", " + std::to_string(k) + "]";
-  attrs.push_back({"kernel", kernel});
-  poolWindowAttrs(op, k, spatialMin, shape, nhwc, attrs);
-  if (op == "avg_pool2d" && chance(50))
+  attrs.push_back({"kernel", repeatedList(spatial, k)});
+  poolWindowAttrs(isMax, k, spatialMin, shape, dims, attrs);
+  if (!isMax && chance(50))
     attrs.push_back({"count_include_pad", chance(50) ? "true" : "false"});
-  return addNode(op, {xref}, attrs, op == "max_pool2d" && x->exact) != nullptr;
+  return addNode(op, {xref}, attrs, isMax && exact) != nullptr;
 }
 
-/// A pool's stride, padding, dilation and ceil_mode for a k x k kernel on
-/// spatial dims of at least `spatialMin`: every window starts inside the
-/// padded input, and each pad is less than the kernel (docs/ops.md).
+/// A pool's stride, padding, dilation and ceil_mode for a kernel of k in
+/// each spatial dim of `dims`, each at least `spatialMin`: every window
+/// starts inside the padded input, and each pad is less than the kernel
+/// (docs/ops.md).
 void Generator::poolWindowAttrs(
-    const std::string &op, int64_t k, int64_t spatialMin, const Shape &shape,
-    bool nhwc, std::vector<std::pair<std::string, std::string>> &attrs) {
-  int64_t dilation = op == "max_pool2d" && k > 1 && chance(30) ? 2 : 1;
+    bool isMax, int64_t k, int64_t spatialMin, const Shape &shape,
+    const LayoutDims &dims,
+    std::vector<std::pair<std::string, std::string>> &attrs) {
+  unsigned spatial = dims.spatial.size();
+  int64_t dilation = isMax && k > 1 && chance(30) ? 2 : 1;
   int64_t span = dilation * (k - 1) + 1;
   // Before and after padding in [0, k-1], enough for one window; else no
   // dilation and k/2 on both sides, which always fits.
@@ -1314,17 +1388,18 @@ void Generator::poolWindowAttrs(
     dilation = 1;
     before = after = k / 2;
   }
-  attrs.push_back({"padding", "[" + std::to_string(before) + ", " +
-                                  std::to_string(before) + ", " +
-                                  std::to_string(after) + ", " +
-                                  std::to_string(after) + "]"});
+  std::string befores = repeatedList(spatial, before);
+  std::string afters = repeatedList(spatial, after);
+  attrs.push_back({"padding", befores.substr(0, befores.size() - 1) + ", " +
+                                  afters.substr(1)});
   if (dilation != 1)
-    attrs.push_back({"dilation", "[2, 2]"});
+    attrs.push_back({"dilation", repeatedList(spatial, 2)});
   // ceil_mode changes the size only for strides above 1, which need the
   // sizes to be static (a ceil of a symbolic size is not a polynomial).
-  bool staticSpatial = shape[nhwc ? 1 : 2].isConstant() &&
-                       shape[nhwc ? 2 : 3].isConstant();
-  attrs.push_back({"stride", staticSpatial && chance(50) ? "[2, 2]" : "[1, 1]"});
+  bool staticSpatial = llvm::all_of(
+      dims.spatial, [&](unsigned dim) { return shape[dim].isConstant(); });
+  attrs.push_back(
+      {"stride", repeatedList(spatial, staticSpatial && chance(50) ? 2 : 1)});
   if (chance(30))
     attrs.push_back({"ceil_mode", chance(50) ? "true" : "false"});
 }
@@ -1726,7 +1801,8 @@ GeneratedProgram Generator::run() {
       {&Generator::genGatherElements, 2}, {&Generator::genRange, 2},
       {&Generator::genGatherND, 2},
       {&Generator::genScatterElements, 2},
-      {&Generator::genScatterND, 2}};
+      {&Generator::genScatterND, 2},
+      {&Generator::genConvPool3D, 2}};
   unsigned total = 0;
   for (auto &g : generators)
     total += g.second;
@@ -1792,7 +1868,8 @@ std::vector<std::string> txc::generatableOps() {
         "squeeze",    "unsqueeze",    "flatten",         "concat",
         "slice",      "pad",          "split",           "conv2d",
         "max_pool2d", "avg_pool2d",   "global_avg_pool", "gather",
-        "topk",       "gather_nd",    "scatter_elements", "scatter_nd"})
+        "topk",       "gather_nd",    "scatter_elements", "scatter_nd",
+        "conv3d",     "max_pool3d",   "avg_pool3d"})
     ops.push_back(op);
   return ops;
 }

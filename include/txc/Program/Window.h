@@ -1,111 +1,178 @@
-//===- Window.h - Sliding-window attributes of conv2d and pools -*- C++ -*-===//
+//===- Window.h - Sliding-window attributes of convolutions and pools -*- C++ -*-===//
 //
 // One reading of the layout, stride, padding, dilation and kernel of
-// conv2d, max_pool2d and avg_pool2d, shared by the shape rules, MLIRGen and
-// the interpreter so that they cannot disagree on defaults or on the order
-// of a 4-element padding (docs/ops.md, "Convolution and pooling").
+// conv2d, conv3d and the 2-D and 3-D pools, shared by the shape rules,
+// MLIRGen and the interpreter so that they cannot disagree on defaults or
+// on the order of a two-sided padding (docs/ops.md, "Convolution and
+// pooling"). Everything here is written once for any number of spatial
+// dims; an op's kind says how many it has.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TXC_PROGRAM_WINDOW_H
 #define TXC_PROGRAM_WINDOW_H
 
 #include "txc/Program/Attributes.h"
+#include "txc/Program/OpRegistry.h"
 
-#include <array>
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
 #include <optional>
 
 namespace txc {
 
-/// Activation layouts. NCHW convolutions take OIHW weights (PyTorch, ONNX);
-/// NHWC convolutions take HWIO weights (TensorFlow, JAX).
-enum class Layout { NCHW, NHWC };
+/// The number of spatial dims of a convolution or pool: 3 for the 3-D ops
+/// (NCDHW), 2 for the others (NCHW).
+inline unsigned spatialRank(OpKind kind) {
+  switch (kind) {
+  case OpKind::Conv3D:
+  case OpKind::MaxPool3D:
+  case OpKind::AvgPool3D:
+    return 3;
+  default:
+    return 2;
+  }
+}
 
-inline std::optional<Layout> parseLayout(llvm::StringRef text) {
-  if (text == "NCHW")
-    return Layout::NCHW;
-  if (text == "NHWC")
-    return Layout::NHWC;
+/// Where the channels of an activation are. Channels first (NCHW, NCDHW)
+/// takes OIHW / OIDHW weights (PyTorch, ONNX); channels last (NHWC, NDHWC)
+/// takes HWIO / DHWIO weights (TensorFlow, JAX).
+enum class Layout { ChannelsFirst, ChannelsLast };
+
+/// The `layout` attribute's spelling of `layout` for `spatial` dims.
+inline llvm::StringRef layoutName(Layout layout, unsigned spatial) {
+  if (spatial == 3)
+    return layout == Layout::ChannelsFirst ? "NCDHW" : "NDHWC";
+  return layout == Layout::ChannelsFirst ? "NCHW" : "NHWC";
+}
+
+/// The weight order of a convolution in `layout`: "OIHW", "DHWIO", ...
+inline llvm::StringRef weightLayoutName(Layout layout, unsigned spatial) {
+  if (spatial == 3)
+    return layout == Layout::ChannelsFirst ? "OIDHW" : "DHWIO";
+  return layout == Layout::ChannelsFirst ? "OIHW" : "HWIO";
+}
+
+inline std::optional<Layout> parseLayout(llvm::StringRef text,
+                                         unsigned spatial) {
+  for (Layout layout : {Layout::ChannelsFirst, Layout::ChannelsLast})
+    if (text == layoutName(layout, spatial))
+      return layout;
   return std::nullopt;
 }
 
-/// The layout of a verified node ("NCHW" when absent).
+/// The layout of a verified node (channels first when absent).
 inline Layout getLayout(const Node &node) {
-  return parseLayout(getStringAttr(node, "layout", "NCHW"))
-      .value_or(Layout::NCHW);
+  unsigned spatial = spatialRank(node.kind);
+  return parseLayout(getStringAttr(node, "layout",
+                                   layoutName(Layout::ChannelsFirst, spatial)),
+                     spatial)
+      .value_or(Layout::ChannelsFirst);
 }
 
-/// Positions of the activation dims in a layout.
+/// Positions of the activation dims in a layout: the batch is dim 0, the
+/// channels dim 1 or the last, the spatial dims (depth, height, width) in
+/// order after the batch or the channels.
 struct LayoutDims {
-  unsigned batch, channels, height, width;
+  unsigned batch = 0;
+  unsigned channels;
+  llvm::SmallVector<unsigned, 3> spatial;
 };
 
-inline LayoutDims layoutDims(Layout layout) {
-  return layout == Layout::NCHW ? LayoutDims{0, 1, 2, 3}
-                                : LayoutDims{0, 3, 1, 2};
+inline LayoutDims layoutDims(Layout layout, unsigned spatial) {
+  LayoutDims dims;
+  bool first = layout == Layout::ChannelsFirst;
+  dims.channels = first ? 1 : spatial + 1;
+  for (unsigned axis = 0; axis < spatial; ++axis)
+    dims.spatial.push_back(first ? 2 + axis : 1 + axis);
+  return dims;
 }
 
 /// The activation shape with the given dims, in `layout`.
 inline Shape makeShape(Layout layout, ShapeExpr batch, ShapeExpr channels,
-                       ShapeExpr height, ShapeExpr width) {
-  if (layout == Layout::NCHW)
-    return {batch, channels, height, width};
-  return {batch, height, width, channels};
+                       llvm::ArrayRef<ShapeExpr> spatial) {
+  Shape shape = {std::move(batch)};
+  if (layout == Layout::ChannelsFirst)
+    shape.push_back(channels);
+  shape.insert(shape.end(), spatial.begin(), spatial.end());
+  if (layout == Layout::ChannelsLast)
+    shape.push_back(channels);
+  return shape;
 }
 
-/// A 2-D sliding window; index 0 is the height, 1 the width.
+/// A sliding window over `rank()` spatial dims; index 0 is the outermost
+/// (the depth of a 3-D window, the height of a 2-D one), the last the
+/// width.
 struct Window {
-  std::array<int64_t, 2> kernel{1, 1};
-  std::array<int64_t, 2> stride{1, 1};
-  std::array<int64_t, 2> dilation{1, 1};
-  std::array<int64_t, 2> padBefore{0, 0}; ///< top, left
-  std::array<int64_t, 2> padAfter{0, 0};  ///< bottom, right
+  llvm::SmallVector<int64_t, 3> kernel, stride, dilation;
+  llvm::SmallVector<int64_t, 3> padBefore; ///< front, top, left
+  llvm::SmallVector<int64_t, 3> padAfter;  ///< back, bottom, right
   /// Pools: the output size rounds up, as ONNX's and PyTorch's ceil_mode,
   /// except that the last window must start inside the input or the
   /// padding before it.
   bool ceilMode = false;
+
+  explicit Window(unsigned rank)
+      : kernel(rank, 1), stride(rank, 1), dilation(rank, 1),
+        padBefore(rank, 0), padAfter(rank, 0) {}
+
+  unsigned rank() const { return kernel.size(); }
 
   /// The number of input elements a window spans: dilation*(kernel-1)+1.
   int64_t span(unsigned axis) const {
     return dilation[axis] * (kernel[axis] - 1) + 1;
   }
 
-  /// `padding` is [ph, pw] (symmetric) or [top, left, bottom, right] (the
-  /// order of ONNX's `pads`).
+  /// The number of elements of one window: the product of the kernel.
+  int64_t size() const {
+    int64_t product = 1;
+    for (int64_t k : kernel)
+      product *= k;
+    return product;
+  }
+
+  /// `padding` has one value per spatial dim (both sides) or two: all the
+  /// befores, then all the afters ([top, left, bottom, right]; ONNX's
+  /// `pads` order).
   void setPadding(const std::vector<int64_t> &padding) {
-    if (padding.size() == 2) {
-      padBefore = padAfter = {padding[0], padding[1]};
-    } else if (padding.size() == 4) {
-      padBefore = {padding[0], padding[1]};
-      padAfter = {padding[2], padding[3]};
+    unsigned n = rank();
+    if (padding.size() == n) {
+      padBefore.assign(padding.begin(), padding.end());
+      padAfter = padBefore;
+    } else if (padding.size() == 2 * n) {
+      padBefore.assign(padding.begin(), padding.begin() + n);
+      padAfter.assign(padding.begin() + n, padding.end());
     }
   }
   bool hasPadding() const {
-    return padBefore[0] || padBefore[1] || padAfter[0] || padAfter[1];
+    return llvm::any_of(padBefore, [](int64_t p) { return p != 0; }) ||
+           llvm::any_of(padAfter, [](int64_t p) { return p != 0; });
   }
 };
 
-/// The window of a verified conv2d, max_pool2d or avg_pool2d node. A pool's
-/// kernel is its attribute and its stride defaults to the kernel; a conv's
-/// kernel is `kernelHW` (from its static weight shape). Attributes an op
-/// does not have read as their defaults (avg_pool2d: dilation 1; conv2d:
-/// no ceil mode).
+/// The window of a verified convolution or pool node. A pool's kernel is
+/// its attribute and its stride defaults to the kernel; a conv's kernel is
+/// `convKernel` (from its static weight shape). Attributes an op does not
+/// have read as their defaults (avg pools: dilation 1; convolutions: no
+/// ceil mode).
 inline Window getWindow(const Node &node,
-                        std::array<int64_t, 2> kernelHW = {0, 0}) {
-  Window window;
-  bool isConv = kernelHW[0] > 0;
-  if (isConv) {
-    window.kernel = kernelHW;
-  } else {
-    std::vector<int64_t> kernel = getIntListAttr(node, "kernel", {1, 1});
-    window.kernel = {kernel[0], kernel[1]};
-  }
-  std::vector<int64_t> stride = getIntListAttr(
-      node, "stride",
-      {isConv ? 1 : window.kernel[0], isConv ? 1 : window.kernel[1]});
-  window.stride = {stride[0], stride[1]};
-  std::vector<int64_t> dilation = getIntListAttr(node, "dilation", {1, 1});
-  window.dilation = {dilation[0], dilation[1]};
-  window.setPadding(getIntListAttr(node, "padding", {0, 0}));
+                        llvm::ArrayRef<int64_t> convKernel = {}) {
+  unsigned rank = spatialRank(node.kind);
+  Window window(rank);
+  auto read = [&](llvm::SmallVector<int64_t, 3> &field, llvm::StringRef name,
+                  llvm::ArrayRef<int64_t> fallback) {
+    std::vector<int64_t> values = getIntListAttr(node, name, fallback.vec());
+    field.assign(values.begin(), values.end());
+  };
+  if (!convKernel.empty())
+    window.kernel.assign(convKernel.begin(), convKernel.end());
+  else
+    read(window.kernel, "kernel", window.kernel);
+  read(window.stride, "stride",
+       convKernel.empty() ? window.kernel : window.stride);
+  read(window.dilation, "dilation", window.dilation);
+  window.setPadding(
+      getIntListAttr(node, "padding", std::vector<int64_t>(rank, 0)));
   window.ceilMode = getBoolAttr(node, "ceil_mode", false);
   return window;
 }

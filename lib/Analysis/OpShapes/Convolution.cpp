@@ -1,7 +1,9 @@
 //===- Convolution.cpp - Shape rules of convolution and pooling -----------===//
 //
-// conv2d, max_pool2d, avg_pool2d and global_avg_pool (docs/ops.md,
-// "Convolution and pooling"). The output size of a sliding window,
+// conv2d, conv3d, max_pool2d, max_pool3d, avg_pool2d, avg_pool3d and
+// global_avg_pool (docs/ops.md, "Convolution and pooling"); the 2-D and 3-D
+// ops share each rule, written for any number of spatial dims. The output
+// size of a sliding window,
 //
 //   out = floor((in + pads - dilation*(kernel-1) - 1) / stride) + 1
 //
@@ -39,7 +41,7 @@ bool checkListRange(InferenceContext &ctx, llvm::StringRef name,
 /// Checks an optional IntList attribute: one of the `lengths`, every value
 /// in [min, max].
 bool checkList(InferenceContext &ctx, llvm::StringRef name,
-               std::initializer_list<size_t> lengths, int64_t min,
+               llvm::ArrayRef<size_t> lengths, int64_t min,
                llvm::StringRef what) {
   // Window sizes beyond 2^32 are no real model and keep every product of
   // them in int64.
@@ -60,31 +62,44 @@ bool checkList(InferenceContext &ctx, llvm::StringRef name,
   return checkListRange(ctx, name, values, min, kMaxWindow, what);
 }
 
-/// Reads the `layout` attribute: "NCHW" (default) or "NHWC".
-std::optional<Layout> readLayout(InferenceContext &ctx) {
-  std::string text = getStringAttr(ctx.node, "layout", "NCHW");
-  if (auto layout = parseLayout(text))
+/// Reads the `layout` attribute: channels first ("NCHW", "NCDHW"; the
+/// default) or last ("NHWC", "NDHWC").
+std::optional<Layout> readLayout(InferenceContext &ctx, unsigned spatial) {
+  llvm::StringRef first = layoutName(Layout::ChannelsFirst, spatial);
+  llvm::StringRef last = layoutName(Layout::ChannelsLast, spatial);
+  std::string text = getStringAttr(ctx.node, "layout", first);
+  if (auto layout = parseLayout(text, spatial))
     return layout;
   ctx.fail(ctx.attrLoc("layout"), "bad-attribute",
-           "attribute 'layout' of node '" + ctx.node.name +
-               "' must be \"NCHW\" or \"NHWC\", not \"" + text + "\"");
+           "attribute 'layout' of node '" + ctx.node.name + "' must be \"" +
+               first.str() + "\" or \"" + last.str() + "\", not \"" + text +
+               "\"");
   return std::nullopt;
 }
 
-/// Checks the window attributes of conv2d or of a pool and reads them; a
-/// conv's kernel is filled in from its weights later.
-std::optional<Window> readWindow(InferenceContext &ctx, bool isConv) {
+/// Checks the window attributes of a convolution or a pool over `spatial`
+/// dims and reads them; a conv's kernel is filled in from its weights
+/// later.
+std::optional<Window> readWindow(InferenceContext &ctx, bool isConv,
+                                 unsigned spatial) {
   bool ok = true;
   if (!isConv)
-    ok &= checkList(ctx, "kernel", {2}, 1, "positive integers");
-  ok &= checkList(ctx, "stride", {2}, 1, "positive integers");
-  ok &= checkList(ctx, "padding", {2, 4}, 0, "non-negative integers");
-  // Only conv2d and max_pool2d declare `dilation` (Ops.def).
-  ok &= checkList(ctx, "dilation", {2}, 1, "positive integers");
+    ok &= checkList(ctx, "kernel", {spatial}, 1, "positive integers");
+  ok &= checkList(ctx, "stride", {spatial}, 1, "positive integers");
+  ok &= checkList(ctx, "padding", {spatial, 2 * spatial}, 0,
+                  "non-negative integers");
+  // Only the convolutions and max pools declare `dilation` (Ops.def).
+  ok &= checkList(ctx, "dilation", {spatial}, 1, "positive integers");
   if (!ok)
     return std::nullopt;
-  return getWindow(ctx.node, isConv ? std::array<int64_t, 2>{1, 1}
-                                    : std::array<int64_t, 2>{0, 0});
+  return getWindow(ctx.node, isConv ? llvm::SmallVector<int64_t, 3>(spatial, 1)
+                                    : llvm::SmallVector<int64_t, 3>());
+}
+
+/// The name of spatial dim `axis` of `spatial` in diagnostics.
+const char *axisName(unsigned axis, unsigned spatial) {
+  static const char *const names[] = {"depth", "height", "width"};
+  return names[3 - spatial + axis];
 }
 
 /// The windows after the first along `axis` contributed by the constant
@@ -107,12 +122,12 @@ int64_t constantSteps(const Window &window, unsigned axis, int64_t constant) {
   return steps;
 }
 
-/// The output size of spatial dim `axis` (0: height, 1: width); records a
-/// problem when it is empty for some symbol values or not a polynomial.
+/// The output size of spatial dim `axis` (the last is the width); records
+/// a problem when it is empty for some symbol values or not a polynomial.
 std::optional<ShapeExpr> windowOutputDim(InferenceContext &ctx,
                                          const Window &window, unsigned axis,
                                          const ShapeExpr &in) {
-  const char *axisName = axis == 0 ? "height" : "width";
+  const char *axisName = ::axisName(axis, window.rank());
   // Attribute values are at most 2^32 and kernel dims at most 2^48, so only
   // the product can overflow.
   int64_t extent = 0;
@@ -177,35 +192,46 @@ std::optional<ShapeExpr> windowOutputDim(InferenceContext &ctx,
 
 bool isFloatDType(DType type) { return isFloat(type); }
 
-/// The spatial output dims of an input in `layout`, or nullopt.
+/// The output shape of an input in `layout` with `channels` output
+/// channels, or nullopt after recording the problems of every spatial dim.
 std::optional<Shape> windowOutputShape(InferenceContext &ctx,
                                        const Window &window, Layout layout,
                                        const Shape &input,
                                        const ShapeExpr &channels) {
-  LayoutDims dims = layoutDims(layout);
-  auto height = windowOutputDim(ctx, window, 0, input[dims.height]);
-  auto width = windowOutputDim(ctx, window, 1, input[dims.width]);
-  if (!height || !width)
+  LayoutDims dims = layoutDims(layout, window.rank());
+  std::vector<ShapeExpr> spatial;
+  bool ok = true;
+  for (unsigned axis = 0; axis < window.rank(); ++axis) {
+    auto dim = windowOutputDim(ctx, window, axis, input[dims.spatial[axis]]);
+    ok &= dim.has_value();
+    if (dim)
+      spatial.push_back(*dim);
+  }
+  if (!ok)
     return std::nullopt;
-  return makeShape(layout, input[dims.batch], channels, *height, *width);
+  return makeShape(layout, input[dims.batch], channels, spatial);
 }
 
 //===----------------------------------------------------------------------===//
-// conv2d
+// conv2d, conv3d
 //===----------------------------------------------------------------------===//
 
-/// The weight dims of conv2d: OIHW for NCHW, HWIO for NHWC.
+/// The weight dims of a convolution: OIHW (OIDHW) for channels first, HWIO
+/// (DHWIO) for channels last.
 struct WeightDims {
-  ShapeExpr out, in, kh, kw;
+  ShapeExpr out, in;
+  std::vector<ShapeExpr> kernel;
 };
 
 WeightDims weightDims(Layout layout, const Shape &w) {
-  if (layout == Layout::NCHW)
-    return {w[0], w[1], w[2], w[3]};
-  return {w[3], w[2], w[0], w[1]};
+  size_t rank = w.size();
+  if (layout == Layout::ChannelsFirst)
+    return {w[0], w[1], Shape(w.begin() + 2, w.end())};
+  return {w[rank - 1], w[rank - 2], Shape(w.begin(), w.end() - 2)};
 }
 
-/// Checks the channel counts of conv2d: C == groups * I, O % groups == 0.
+/// Checks the channel counts of a convolution: C == groups * I,
+/// O % groups == 0.
 bool checkConvChannels(InferenceContext &ctx, int64_t groups,
                        const ShapeExpr &c, const WeightDims &w) {
   std::string weights = ctx.str(ctx.operands[1].shape);
@@ -214,7 +240,8 @@ bool checkConvChannels(InferenceContext &ctx, int64_t groups,
     if (c == w.in)
       return true;
     ctx.fail(ctx.node.loc, "shape-mismatch",
-             "the input of 'conv2d' node '" + ctx.node.name + "' has " +
+             "the input of '" + ctx.opName() + "' node '" + ctx.node.name +
+                 "' has " +
                  ctx.str(c) + " channels (shape " + input +
                  ") but its weights " + weights + " expect " + ctx.str(w.in),
              ctx.explainDimMismatch(c, w.in));
@@ -223,13 +250,15 @@ bool checkConvChannels(InferenceContext &ctx, int64_t groups,
   auto cs = c.getConstant(), os = w.out.getConstant(), is = w.in.getConstant();
   if (!cs || !os || !is) {
     ctx.fail(ctx.node.loc, "shape-mismatch",
-             "'conv2d' node '" + ctx.node.name + "' with groups " +
+             "'" + ctx.opName() + "' node '" + ctx.node.name +
+                 "' with groups " +
                  std::to_string(groups) +
                  " needs static channel counts; the input has " + ctx.str(c) +
                  " and the weights " + weights);
     return false;
   }
-  std::string prefix = "'conv2d' node '" + ctx.node.name + "' has groups " +
+  std::string prefix = "'" + ctx.opName() + "' node '" + ctx.node.name +
+                       "' has groups " +
                        std::to_string(groups) + ", which does not divide its ";
   if (*cs % groups != 0) {
     ctx.fail(ctx.node.loc, "shape-mismatch",
@@ -245,7 +274,8 @@ bool checkConvChannels(InferenceContext &ctx, int64_t groups,
   }
   if (*cs / groups != *is) {
     ctx.fail(ctx.node.loc, "shape-mismatch",
-             "the weights " + weights + " of 'conv2d' node '" + ctx.node.name +
+             "the weights " + weights + " of '" + ctx.opName() + "' node '" +
+                 ctx.node.name +
                  "' have " + std::to_string(*is) +
                  " input channels per group; " + std::to_string(*cs) +
                  " input channels in " + std::to_string(groups) +
@@ -263,19 +293,49 @@ bool checkBias(InferenceContext &ctx, const ShapeExpr &out) {
   if (ctx.operands[2].shape[0] == out)
     return true;
   ctx.fail(ctx.operandLoc(2), "shape-mismatch",
-           "the bias of 'conv2d' node '" + ctx.node.name + "' has shape " +
+           "the bias of '" + ctx.opName() + "' node '" + ctx.node.name +
+               "' has shape " +
                ctx.str(ctx.operands[2].shape) + "; the convolution has " +
                ctx.str(out) + " output channels");
   return false;
 }
 
-std::vector<TensorType> inferConv2D(InferenceContext &ctx) {
+/// The static kernel of a convolution's weights, or nullopt after
+/// recording that it is not static and positive.
+std::optional<llvm::SmallVector<int64_t, 3>>
+staticKernel(InferenceContext &ctx, Layout layout, const WeightDims &w) {
+  llvm::SmallVector<int64_t, 3> kernel;
+  for (const ShapeExpr &dim : w.kernel) {
+    auto size = dim.getConstant();
+    if (!size || *size < 1)
+      break;
+    kernel.push_back(*size);
+  }
+  if (kernel.size() == w.kernel.size())
+    return kernel;
+  unsigned spatial = w.kernel.size();
+  std::string names;
+  for (unsigned axis = 0; axis < spatial; ++axis)
+    names += std::string(axis == 0                 ? ""
+                         : axis + 1 == spatial ? " and "
+                                               : ", ") +
+             axisName(axis, spatial);
+  ctx.fail(ctx.operandLoc(1), "shape-mismatch",
+           "the kernel of '" + ctx.opName() + "' node '" + ctx.node.name +
+               "' must have static, positive " + names +
+               "; the weights have shape " + ctx.str(ctx.operands[1].shape) +
+               " (" + weightLayoutName(layout, spatial).str() + ")");
+  return std::nullopt;
+}
+
+std::vector<TensorType> inferConv(InferenceContext &ctx) {
+  unsigned spatial = spatialRank(ctx.node.kind);
   if (!ctx.requireDType(0, isFloatDType, "a floating-point dtype") ||
-      !ctx.requireSameDType(0, 1) || !ctx.requireRank(0, 4) ||
-      !ctx.requireRank(1, 4))
+      !ctx.requireSameDType(0, 1) || !ctx.requireRank(0, spatial + 2) ||
+      !ctx.requireRank(1, spatial + 2))
     return {};
-  auto layout = readLayout(ctx);
-  auto window = readWindow(ctx, /*isConv=*/true);
+  auto layout = readLayout(ctx, spatial);
+  auto window = readWindow(ctx, /*isConv=*/true, spatial);
   int64_t groups = getIntAttr(ctx.node, "groups", 1);
   if (groups < 1 || groups > (int64_t(1) << 32)) {
     ctx.fail(ctx.attrLoc("groups"), "bad-attribute",
@@ -287,18 +347,11 @@ std::vector<TensorType> inferConv2D(InferenceContext &ctx) {
     return {};
   const Shape &x = ctx.operands[0].shape;
   WeightDims w = weightDims(*layout, ctx.operands[1].shape);
-  auto kh = w.kh.getConstant(), kw = w.kw.getConstant();
-  if (!kh || !kw || *kh < 1 || *kw < 1) {
-    ctx.fail(ctx.operandLoc(1), "shape-mismatch",
-             "the kernel of 'conv2d' node '" + ctx.node.name +
-                 "' must have static, positive height and width; the weights "
-                 "have shape " +
-                 ctx.str(ctx.operands[1].shape) + " (" +
-                 (*layout == Layout::NCHW ? "OIHW" : "HWIO") + ")");
+  auto kernel = staticKernel(ctx, *layout, w);
+  if (!kernel)
     return {};
-  }
-  window->kernel = {*kh, *kw};
-  const ShapeExpr &c = x[layoutDims(*layout).channels];
+  window->kernel = *kernel;
+  const ShapeExpr &c = x[layoutDims(*layout, spatial).channels];
   if (!checkConvChannels(ctx, groups, c, w) || !checkBias(ctx, w.out))
     return {};
   auto shape = windowOutputShape(ctx, *window, *layout, x, w.out);
@@ -311,7 +364,7 @@ std::vector<TensorType> inferConv2D(InferenceContext &ctx) {
 // Pools
 //===----------------------------------------------------------------------===//
 
-/// max_pool2d also takes i8 and u8, as ONNX's MaxPool does since opset 12.
+/// The max pools also take i8 and u8, as ONNX's MaxPool does since opset 12.
 bool isMaxPoolDType(DType type) {
   return isFloat(type) || type == DType::I8 || type == DType::U8;
 }
@@ -321,7 +374,7 @@ bool isMaxPoolDType(DType type) {
 /// whose last window starts inside the input or the padding before it), so
 /// an average never divides by zero.
 bool checkPoolPadding(InferenceContext &ctx, const Window &window) {
-  for (unsigned axis = 0; axis < 2; ++axis)
+  for (unsigned axis = 0; axis < window.rank(); ++axis)
     for (int64_t pad : {window.padBefore[axis], window.padAfter[axis]})
       if (pad >= window.kernel[axis]) {
         ctx.fail(ctx.attrLoc("padding"), "bad-attribute",
@@ -334,20 +387,22 @@ bool checkPoolPadding(InferenceContext &ctx, const Window &window) {
   return true;
 }
 
-std::vector<TensorType> inferPool2D(InferenceContext &ctx) {
-  bool isMax = ctx.node.kind == OpKind::MaxPool2D;
+std::vector<TensorType> inferPool(InferenceContext &ctx) {
+  unsigned spatial = spatialRank(ctx.node.kind);
+  bool isMax = ctx.node.kind == OpKind::MaxPool2D ||
+               ctx.node.kind == OpKind::MaxPool3D;
   if (!(isMax ? ctx.requireDType(0, isMaxPoolDType,
                                  "a floating-point dtype, i8 or u8")
               : ctx.requireDType(0, isFloatDType, "a floating-point dtype")) ||
-      !ctx.requireRank(0, 4))
+      !ctx.requireRank(0, spatial + 2))
     return {};
-  auto layout = readLayout(ctx);
-  auto window = readWindow(ctx, /*isConv=*/false);
+  auto layout = readLayout(ctx, spatial);
+  auto window = readWindow(ctx, /*isConv=*/false, spatial);
   if (!layout || !window || !checkPoolPadding(ctx, *window))
     return {};
   const Shape &x = ctx.operands[0].shape;
   auto shape = windowOutputShape(ctx, *window, *layout, x,
-                                 x[layoutDims(*layout).channels]);
+                                 x[layoutDims(*layout, spatial).channels]);
   if (!shape)
     return {};
   return {TensorType{ctx.operands[0].dtype, std::move(*shape)}};
@@ -359,22 +414,25 @@ std::vector<TensorType> inferGlobalAvgPool(InferenceContext &ctx) {
   if (!ctx.requireDType(0, isFloatDType, "a floating-point dtype") ||
       !ctx.requireRank(0, 4))
     return {};
-  auto layout = readLayout(ctx);
+  auto layout = readLayout(ctx, 2);
   if (!layout)
     return {};
   const Shape &x = ctx.operands[0].shape;
-  LayoutDims dims = layoutDims(*layout);
+  LayoutDims dims = layoutDims(*layout, 2);
   ShapeExpr one = ShapeExpr::constant(1);
-  return {
-      TensorType{ctx.operands[0].dtype, makeShape(*layout, x[dims.batch],
-                                                  x[dims.channels], one, one)}};
+  return {TensorType{ctx.operands[0].dtype,
+                     makeShape(*layout, x[dims.batch], x[dims.channels],
+                               {one, one})}};
 }
 
 } // namespace
 
 void txc::registerConvolutionShapeRules(ShapeRuleTable &table) {
-  table.add(OpKind::Conv2D, inferConv2D);
-  table.add(OpKind::MaxPool2D, inferPool2D);
-  table.add(OpKind::AvgPool2D, inferPool2D);
+  table.add(OpKind::Conv2D, inferConv);
+  table.add(OpKind::Conv3D, inferConv);
+  table.add(OpKind::MaxPool2D, inferPool);
+  table.add(OpKind::MaxPool3D, inferPool);
+  table.add(OpKind::AvgPool2D, inferPool);
+  table.add(OpKind::AvgPool3D, inferPool);
   table.add(OpKind::GlobalAvgPool, inferGlobalAvgPool);
 }

@@ -1,12 +1,15 @@
 //===- Convolution.cpp - Lowering of convolution and pooling --------------===//
 //
-// conv2d lowers to linalg's named convolutions (conv_2d_nchw_fchw,
-// conv_2d_nhwc_hwcf, and the depthwise variants when every group has one
-// input and one output channel); other grouped convolutions become one
-// linalg.generic. Pools lower to linalg's pooling ops (integer max pools
-// to one linalg.generic). Padding is an explicit tensor.pad (zero for sums,
-// the dtype's lowest value for max), extended by a ceil-mode window's
-// overhang, so the window ops never read out of bounds.
+// conv2d and conv3d lower to linalg's named convolutions (conv_2d_nchw_fchw,
+// conv_2d_nhwc_hwcf, conv_3d_ndhwc_dhwcf, and the depthwise variants when
+// every group has one input and one output channel); other convolutions
+// (grouped, and NCDHW ones, below) become one linalg.generic. The 2-D
+// pools lower to linalg's pooling ops, integer max pools and the 3-D pools
+// (linalg has no NCDHW pools) to one linalg.generic each. Padding is an
+// explicit tensor.pad (zero for sums, the dtype's lowest value for max),
+// extended by a ceil-mode window's overhang, so the window ops never read
+// out of bounds. Everything is written once for 2 or 3 spatial dims; the
+// 2-D ops' IR is what it was before the 3-D ops came.
 //
 // f16 and bf16 accumulate in f32 and round once at the end, as PyTorch does
 // on CPU, so that long sums do not lose the low bits of every term.
@@ -79,18 +82,57 @@ Value padSpatial(MLIRGen &gen, Value x, const TensorType &type, Layout layout,
     return x;
   OpBuilder &b = gen.builder();
   Value pad = gen.scalar(type.dtype, padValue, at);
-  LayoutDims dims = layoutDims(layout);
-  SmallVector<OpFoldResult> low(4, b.getIndexAttr(0));
-  SmallVector<OpFoldResult> high(4, b.getIndexAttr(0));
-  low[dims.height] = b.getIndexAttr(window.padBefore[0]);
-  low[dims.width] = b.getIndexAttr(window.padBefore[1]);
-  high[dims.height] = b.getIndexAttr(window.padAfter[0]);
-  high[dims.width] = b.getIndexAttr(window.padAfter[1]);
+  LayoutDims dims = layoutDims(layout, window.rank());
+  SmallVector<OpFoldResult> low(type.shape.size(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> high(type.shape.size(), b.getIndexAttr(0));
+  for (unsigned axis = 0; axis < window.rank(); ++axis) {
+    low[dims.spatial[axis]] = b.getIndexAttr(window.padBefore[axis]);
+    high[dims.spatial[axis]] = b.getIndexAttr(window.padAfter[axis]);
+  }
   return b.create<tensor::PadOp>(at, /*resultType=*/Type(), x, low, high, pad);
 }
 
-DenseIntElementsAttr pairAttr(OpBuilder &b, std::array<int64_t, 2> values) {
-  return b.getI64TensorAttr({values[0], values[1]});
+/// The loops of a linalg.generic over a window of `spatial` dims: the batch
+/// `n`, a channel `c`, the output positions `out` and the kernel positions
+/// `kernel`, each a dim of the iteration space. `activation` is the map of
+/// an activation in `layout` at a channel and spatial positions: the
+/// output's, or the input's at `inputPositions`.
+struct WindowLoops {
+  Layout layout;
+  AffineExpr n, c;
+  SmallVector<AffineExpr, 3> out, kernel;
+
+  AffineMap activation(OpBuilder &b, unsigned numDims, AffineExpr channel,
+                       ArrayRef<AffineExpr> spatial) const {
+    SmallVector<AffineExpr> exprs = {n};
+    if (layout == Layout::ChannelsFirst)
+      exprs.push_back(channel);
+    exprs.append(spatial.begin(), spatial.end());
+    if (layout == Layout::ChannelsLast)
+      exprs.push_back(channel);
+    return AffineMap::get(numDims, 0, exprs, b.getContext());
+  }
+  /// The input positions a window reads: out*stride + kernel*dilation.
+  SmallVector<AffineExpr, 3> inputPositions(const Window &window) const {
+    SmallVector<AffineExpr, 3> positions;
+    for (unsigned axis = 0; axis < out.size(); ++axis)
+      positions.push_back(out[axis] * window.stride[axis] +
+                          kernel[axis] * window.dilation[axis]);
+    return positions;
+  }
+};
+
+/// The loops (n, c, out..., k...) for channels first, (n, out..., c, k...)
+/// for channels last: the order of linalg's NCHW and NHWC pools.
+WindowLoops poolLoops(OpBuilder &b, Layout layout, unsigned spatial) {
+  bool first = layout == Layout::ChannelsFirst;
+  WindowLoops loops{layout, b.getAffineDimExpr(0),
+                    b.getAffineDimExpr(first ? 1 : spatial + 1), {}, {}};
+  for (unsigned axis = 0; axis < spatial; ++axis) {
+    loops.out.push_back(b.getAffineDimExpr((first ? 2 : 1) + axis));
+    loops.kernel.push_back(b.getAffineDimExpr(spatial + 2 + axis));
+  }
+  return loops;
 }
 
 /// Rounds an f32 accumulator to the result dtype (f16/bf16); the identity
@@ -120,11 +162,13 @@ Value convInit(MLIRGen &gen, const NodeLowering &lowering, Layout layout,
   Value init = emptyLike(gen, resultType, acc, at);
   if (lowering.operands.size() < 3)
     return fill(gen, init, floatConstant(b, acc, 0, at), at);
-  unsigned channels = layoutDims(layout).channels;
+  unsigned rank = resultType.shape.size();
+  unsigned channels = layoutDims(layout, rank - 2).channels;
   SmallVector<AffineMap> maps = {
-      AffineMap::get(4, 0, b.getAffineDimExpr(channels)),
-      b.getMultiDimIdentityMap(4)};
-  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+      AffineMap::get(rank, 0, b.getAffineDimExpr(channels)),
+      b.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
   return b
       .create<linalg::GenericOp>(
           at, init.getType(), ValueRange{lowering.operands[2]},
@@ -136,72 +180,104 @@ Value convInit(MLIRGen &gen, const NodeLowering &lowering, Layout layout,
       .getResult(0);
 }
 
+/// Creates the named linalg op `NamedOp` of a window (a convolution or a
+/// pool) with the window's strides and dilations.
+template <typename NamedOp>
+Value createWindowOp(OpBuilder &b, Location at, ValueRange inputs, Value init,
+                     const Window &window) {
+  return b
+      .create<NamedOp>(at, init.getType(), inputs, ValueRange{init},
+                       b.getI64TensorAttr(window.stride),
+                       b.getI64TensorAttr(window.dilation))
+      .getResult(0);
+}
+
+/// The named op of `layout` and 2 or 3 spatial dims: `Ops` lists the NCHW,
+/// NHWC, NCDHW and NDHWC ops, in that order.
+template <typename NchwOp, typename NhwcOp, typename NcdhwOp, typename NdhwcOp>
+Value createNamedWindowOp(OpBuilder &b, Location at, Layout layout,
+                          ValueRange inputs, Value init,
+                          const Window &window) {
+  bool first = layout == Layout::ChannelsFirst;
+  if (window.rank() == 2)
+    return first ? createWindowOp<NchwOp>(b, at, inputs, init, window)
+                 : createWindowOp<NhwcOp>(b, at, inputs, init, window);
+  return first ? createWindowOp<NcdhwOp>(b, at, inputs, init, window)
+               : createWindowOp<NdhwcOp>(b, at, inputs, init, window);
+}
+
 /// A depthwise convolution with multiplier 1 (groups == C == O): linalg's
 /// depthwise ops take the weights without their size-1 input-channel dim.
 Value lowerDepthwise(MLIRGen &gen, Location at, Layout layout, Value x, Value w,
                      Value init, const Window &window) {
   OpBuilder &b = gen.builder();
-  SmallVector<ReassociationIndices> reassociation =
-      layout == Layout::NCHW
-          ? SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}}  // OIHW, I=1
-          : SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}}; // HWIO, I=1
+  // OIHW with I = 1: {{O, I}, {H}, {W}}; HWIO: {{H}, {W}, {I, O}}.
+  unsigned rank = window.rank() + 2;
+  SmallVector<ReassociationIndices> reassociation;
+  for (unsigned dim = 0; dim < rank; ++dim) {
+    bool merged = layout == Layout::ChannelsFirst ? dim == 1 : dim == rank - 1;
+    if (merged)
+      reassociation.back().push_back(dim);
+    else
+      reassociation.push_back({int64_t(dim)});
+  }
   Value weights = b.create<tensor::CollapseShapeOp>(at, w, reassociation);
-  Attribute strides = pairAttr(b, window.stride);
-  Attribute dilations = pairAttr(b, window.dilation);
-  if (layout == Layout::NCHW)
-    return b
-        .create<linalg::DepthwiseConv2DNchwChwOp>(
-            at, init.getType(), ValueRange{x, weights}, ValueRange{init},
-            strides, dilations)
-        .getResult(0);
-  return b
-      .create<linalg::DepthwiseConv2DNhwcHwcOp>(
-          at, init.getType(), ValueRange{x, weights}, ValueRange{init}, strides,
-          dilations)
-      .getResult(0);
+  return createNamedWindowOp<
+      linalg::DepthwiseConv2DNchwChwOp, linalg::DepthwiseConv2DNhwcHwcOp,
+      linalg::DepthwiseConv3DNcdhwCdhwOp, linalg::DepthwiseConv3DNdhwcDhwcOp>(
+      b, at, layout, ValueRange{x, weights}, init, window);
 }
 
 /// A grouped convolution as one linalg.generic. Loops (NCHW):
 /// (n, o, oh, ow, c, kh, kw), reading
 ///   x[n, (o floordiv O/G) * C/G + c, oh*s + kh*d, ow*s + kw*d]
 ///   w[o, c, kh, kw]
-/// and NHWC alike with (n, oh, ow, o, kh, kw, c) and HWIO weights.
+/// and NHWC alike with (n, oh, ow, o, kh, kw, c) and HWIO weights; 3-D
+/// ones with a depth before the height. With one group the input channel
+/// is c, and the channel counts may be symbolic (`inPerGroup` and
+/// `outChannels` are not read).
 Value lowerGroupedGeneric(MLIRGen &gen, Location at, Layout layout, Value x,
                           Value w, Value init, const Window &window,
                           int64_t groups, int64_t inPerGroup,
                           int64_t outChannels) {
   OpBuilder &b = gen.builder();
-  bool nchw = layout == Layout::NCHW;
-  AffineExpr n = b.getAffineDimExpr(0);
-  AffineExpr o = b.getAffineDimExpr(nchw ? 1 : 3);
-  AffineExpr oh = b.getAffineDimExpr(nchw ? 2 : 1);
-  AffineExpr ow = b.getAffineDimExpr(nchw ? 3 : 2);
-  AffineExpr c = b.getAffineDimExpr(nchw ? 4 : 6);
-  AffineExpr kh = b.getAffineDimExpr(nchw ? 5 : 4);
-  AffineExpr kw = b.getAffineDimExpr(nchw ? 6 : 5);
-  AffineExpr ih = oh * window.stride[0] + kh * window.dilation[0];
-  AffineExpr iw = ow * window.stride[1] + kw * window.dilation[1];
-  AffineExpr ic = o.floorDiv(outChannels / groups) * inPerGroup + c;
-  auto map = [&](ArrayRef<AffineExpr> exprs) {
-    return AffineMap::get(7, 0, exprs, b.getContext());
-  };
-  SmallVector<AffineMap> maps =
-      nchw ? SmallVector<AffineMap>{map({n, ic, ih, iw}), map({o, c, kh, kw}),
-                                    map({n, o, oh, ow})}
-           : SmallVector<AffineMap>{map({n, ih, iw, ic}), map({kh, kw, c, o}),
-                                    map({n, oh, ow, o})};
+  unsigned spatial = window.rank();
+  unsigned numDims = 2 * spatial + 3;
+  bool first = layout == Layout::ChannelsFirst;
+  // The output loops are those of a pool; then c and the kernel (first) or
+  // the kernel and c (last).
+  WindowLoops loops = poolLoops(b, layout, spatial);
+  AffineExpr c = b.getAffineDimExpr(first ? spatial + 2 : 2 * spatial + 2);
+  for (unsigned axis = 0; axis < spatial; ++axis)
+    loops.kernel[axis] =
+        b.getAffineDimExpr((first ? spatial + 3 : spatial + 2) + axis);
+  AffineExpr o = loops.c;
+  AffineExpr ic =
+      groups == 1 ? c : o.floorDiv(outChannels / groups) * inPerGroup + c;
+  SmallVector<AffineExpr> weightExprs;
+  if (first)
+    weightExprs = {o, c};
+  weightExprs.append(loops.kernel.begin(), loops.kernel.end());
+  if (!first)
+    weightExprs.append({c, o});
+  SmallVector<AffineMap> maps = {
+      loops.activation(b, numDims, ic, loops.inputPositions(window)),
+      AffineMap::get(numDims, 0, weightExprs, b.getContext()),
+      loops.activation(b, numDims, o, loops.out)};
   using utils::IteratorType;
-  SmallVector<IteratorType> iterators(4, IteratorType::parallel);
-  iterators.append(3, IteratorType::reduction);
+  SmallVector<IteratorType> iterators(spatial + 2, IteratorType::parallel);
+  iterators.append(spatial + 1, IteratorType::reduction);
   Type acc = cast<RankedTensorType>(init.getType()).getElementType();
   return b
       .create<linalg::GenericOp>(
           at, init.getType(), ValueRange{x, w}, ValueRange{init}, maps,
           iterators,
           [&](OpBuilder &nested, Location l, ValueRange args) {
-            Value product = nested.create<arith::MulFOp>(
-                l, convertFloat(nested, args[0], acc, l),
-                convertFloat(nested, args[1], acc, l));
+            // Statements, so that the IR's order does not depend on the
+            // compiler's order of evaluating arguments.
+            Value input = convertFloat(nested, args[0], acc, l);
+            Value weight = convertFloat(nested, args[1], acc, l);
+            Value product = nested.create<arith::MulFOp>(l, input, weight);
             nested.create<linalg::YieldOp>(
                 l,
                 nested.create<arith::AddFOp>(l, args[2], product).getResult());
@@ -209,19 +285,22 @@ Value lowerGroupedGeneric(MLIRGen &gen, Location at, Layout layout, Value x,
       .getResult(0);
 }
 
-FailureOr<SmallVector<Value>> lowerConv2D(MLIRGen &gen,
-                                          const NodeLowering &lowering) {
+FailureOr<SmallVector<Value>> lowerConv(MLIRGen &gen,
+                                        const NodeLowering &lowering) {
   OpBuilder &b = gen.builder();
   Location at = lowering.loc;
   const Node &node = lowering.node;
   const TensorType &xType = lowering.operandTypes[0];
   const Shape &wShape = lowering.operandTypes[1].shape;
   Layout layout = getLayout(node);
-  bool nchw = layout == Layout::NCHW;
-  // OIHW or HWIO; the verifier checked that the kernel is static.
-  int64_t kh = *wShape[nchw ? 2 : 0].getConstant();
-  int64_t kw = *wShape[nchw ? 3 : 1].getConstant();
-  Window window = getWindow(node, {kh, kw});
+  bool first = layout == Layout::ChannelsFirst;
+  unsigned spatial = spatialRank(node.kind);
+  // OIHW or HWIO (OIDHW, DHWIO); the verifier checked that the kernel is
+  // static.
+  SmallVector<int64_t, 3> kernel;
+  for (unsigned axis = 0; axis < spatial; ++axis)
+    kernel.push_back(*wShape[(first ? 2 : 0) + axis].getConstant());
+  Window window = getWindow(node, kernel);
   int64_t groups = getIntAttr(node, "groups", 1);
   Type acc = accumulatorType(gen, xType.dtype);
 
@@ -229,21 +308,28 @@ FailureOr<SmallVector<Value>> lowerConv2D(MLIRGen &gen,
   Value w = lowering.operands[1];
   Value init = convInit(gen, lowering, layout, acc);
   Value result;
-  if (groups == 1) {
-    Attribute strides = pairAttr(b, window.stride);
-    Attribute dilations = pairAttr(b, window.dilation);
-    result = nchw ? b.create<linalg::Conv2DNchwFchwOp>(
-                         at, init.getType(), ValueRange{x, w}, ValueRange{init},
-                         strides, dilations)
-                        .getResult(0)
-                  : b.create<linalg::Conv2DNhwcHwcfOp>(
-                         at, init.getType(), ValueRange{x, w}, ValueRange{init},
-                         strides, dilations)
-                        .getResult(0);
+  // linalg's conv_3d_ncdhw_fcdhw sums over the input channels innermost,
+  // reading the input and the weights D*H*W elements apart, in another
+  // order than conv_2d_nchw_fchw and the interpreter (channels outermost):
+  // an NCDHW conv3d is the generic form, which sums as they do.
+  if (groups == 1 && spatial == 3 && first) {
+    result = lowerGroupedGeneric(gen, at, layout, x, w, init, window, 1, 0, 0);
+  } else if (groups == 1) {
+    SmallVector<Value, 2> inputs = {x, w};
+    if (spatial == 3)
+      result = createWindowOp<linalg::Conv3DNdhwcDhwcfOp>(b, at, inputs, init,
+                                                          window);
+    else if (first)
+      result = createWindowOp<linalg::Conv2DNchwFchwOp>(b, at, inputs, init,
+                                                        window);
+    else
+      result = createWindowOp<linalg::Conv2DNhwcHwcfOp>(b, at, inputs, init,
+                                                        window);
   } else {
     // Grouped convolutions have static channel counts (verifier).
-    int64_t channels = *xType.shape[layoutDims(layout).channels].getConstant();
-    int64_t outChannels = *wShape[nchw ? 0 : 3].getConstant();
+    int64_t channels =
+        *xType.shape[layoutDims(layout, spatial).channels].getConstant();
+    int64_t outChannels = *wShape[first ? 0 : spatial + 1].getConstant();
     if (groups == channels && outChannels == channels)
       result = lowerDepthwise(gen, at, layout, x, w, init, window);
     else
@@ -259,29 +345,55 @@ FailureOr<SmallVector<Value>> lowerConv2D(MLIRGen &gen,
 //===----------------------------------------------------------------------===//
 
 /// The shape-only window operand of linalg's pooling ops.
-Value windowTensor(MLIRGen &gen, const Window &window, Type element,
+Value windowTensor(OpBuilder &b, const Window &window, Type element,
                    Location at) {
-  return gen.builder().create<tensor::EmptyOp>(
-      at, ArrayRef<int64_t>{window.kernel[0], window.kernel[1]}, element);
+  return b.create<tensor::EmptyOp>(at, window.kernel, element);
 }
 
-template <typename NchwOp, typename NhwcOp>
-Value buildPooling(MLIRGen &gen, Location at, Layout layout, Value x,
-                   Value init, const Window &window) {
-  OpBuilder &b = gen.builder();
-  Type element = cast<RankedTensorType>(init.getType()).getElementType();
-  Value shape = windowTensor(gen, window, element, at);
-  Attribute strides = pairAttr(b, window.stride);
-  Attribute dilations = pairAttr(b, window.dilation);
-  if (layout == Layout::NCHW)
-    return b
-        .create<NchwOp>(at, init.getType(), ValueRange{x, shape},
-                        ValueRange{init}, strides, dilations)
-        .getResult(0);
+/// A pool as one linalg.generic: loops (n, c, out..., k...) for channels
+/// first, (n, out..., c, k...) for channels last, reading
+/// x[n, c, out*s + k*d ...] and combining it into the output with
+/// `combine(element, accumulator)`.
+Value buildPoolGeneric(
+    OpBuilder &b, Location at, Layout layout, Value x, Value init,
+    const Window &window,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  unsigned spatial = window.rank();
+  unsigned numDims = 2 * spatial + 2;
+  WindowLoops loops = poolLoops(b, layout, spatial);
+  Value shape = windowTensor(b, window, b.getI8Type(), at);
+  SmallVector<AffineMap> maps = {
+      loops.activation(b, numDims, loops.c, loops.inputPositions(window)),
+      AffineMap::get(numDims, 0, loops.kernel, b.getContext()),
+      loops.activation(b, numDims, loops.c, loops.out)};
+  using utils::IteratorType;
+  SmallVector<IteratorType> iterators(spatial + 2, IteratorType::parallel);
+  iterators.append(spatial, IteratorType::reduction);
   return b
-      .create<NhwcOp>(at, init.getType(), ValueRange{x, shape},
-                      ValueRange{init}, strides, dilations)
+      .create<linalg::GenericOp>(
+          at, init.getType(), ValueRange{x, shape}, ValueRange{init}, maps,
+          iterators,
+          [&](OpBuilder &nested, Location l, ValueRange args) {
+            nested.create<linalg::YieldOp>(
+                l, combine(nested, l, args[0], args[2]));
+          })
       .getResult(0);
+}
+
+/// A pool whose body is linalg's `NchwOp` or `NhwcOp` for 2 spatial dims,
+/// and `combine` in a linalg.generic for 3 (linalg has no NCDHW pools).
+template <typename NchwOp, typename NhwcOp>
+Value buildPooling(
+    OpBuilder &b, Location at, Layout layout, Value x, Value init,
+    const Window &window,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  if (window.rank() != 2)
+    return buildPoolGeneric(b, at, layout, x, init, window, combine);
+  Type element = cast<RankedTensorType>(init.getType()).getElementType();
+  Value shape = windowTensor(b, window, element, at);
+  if (layout == Layout::ChannelsFirst)
+    return createWindowOp<NchwOp>(b, at, ValueRange{x, shape}, init, window);
+  return createWindowOp<NhwcOp>(b, at, ValueRange{x, shape}, init, window);
 }
 
 /// The window with the padding after each spatial dim that its windows
@@ -295,11 +407,10 @@ FailureOr<Window> withOverhang(Window window, const NodeLowering &lowering,
     return window;
   const TensorType &xType = lowering.operandTypes[0];
   const TensorType &resultType = lowering.resultType();
-  LayoutDims dims = layoutDims(layout);
-  unsigned spatial[2] = {dims.height, dims.width};
-  for (unsigned axis = 0; axis < 2; ++axis) {
-    const ShapeExpr &in = xType.shape[spatial[axis]];
-    const ShapeExpr &out = resultType.shape[spatial[axis]];
+  LayoutDims dims = layoutDims(layout, window.rank());
+  for (unsigned axis = 0; axis < window.rank(); ++axis) {
+    const ShapeExpr &in = xType.shape[dims.spatial[axis]];
+    const ShapeExpr &out = resultType.shape[dims.spatial[axis]];
     auto reach = ShapeExpr::add(
         *ShapeExpr::mul(out, ShapeExpr::constant(window.stride[axis])),
         ShapeExpr::constant(window.span(axis) - window.stride[axis] -
@@ -315,7 +426,7 @@ FailureOr<Window> withOverhang(Window window, const NodeLowering &lowering,
   return window;
 }
 
-/// The lowest value of a max_pool2d dtype: -inf for floats, so that the
+/// The lowest value of a max pool's dtype: -inf for floats, so that the
 /// padding never wins a window that holds an input element (and a window of
 /// only padding, possible with dilation, gives -inf, as in PyTorch).
 double lowestValue(DType dtype) {
@@ -326,50 +437,10 @@ double lowestValue(DType dtype) {
   return -INFINITY;
 }
 
-/// A max pool of integers as one linalg.generic: linalg's named max pools
-/// compare signed (and have no unsigned NCHW variant). Loops (NCHW):
-/// (n, c, oh, ow, kh, kw) reading x[n, c, oh*s + kh*d, ow*s + kw*d]; NHWC
-/// alike with (n, oh, ow, c, kh, kw).
-Value buildIntegerMaxPool(OpBuilder &b, Location at, Layout layout, Value x,
-                          Value init, const Window &window, bool isUnsigned) {
-  bool nchw = layout == Layout::NCHW;
-  AffineExpr n = b.getAffineDimExpr(0);
-  AffineExpr c = b.getAffineDimExpr(nchw ? 1 : 3);
-  AffineExpr oh = b.getAffineDimExpr(nchw ? 2 : 1);
-  AffineExpr ow = b.getAffineDimExpr(nchw ? 3 : 2);
-  AffineExpr kh = b.getAffineDimExpr(4), kw = b.getAffineDimExpr(5);
-  AffineExpr ih = oh * window.stride[0] + kh * window.dilation[0];
-  AffineExpr iw = ow * window.stride[1] + kw * window.dilation[1];
-  auto map = [&](ArrayRef<AffineExpr> exprs) {
-    return AffineMap::get(6, 0, exprs, b.getContext());
-  };
-  Value shape = b.create<tensor::EmptyOp>(
-      at, ArrayRef<int64_t>{window.kernel[0], window.kernel[1]},
-      b.getI8Type());
-  SmallVector<AffineMap> maps = {
-      nchw ? map({n, c, ih, iw}) : map({n, ih, iw, c}), map({kh, kw}),
-      nchw ? map({n, c, oh, ow}) : map({n, oh, ow, c})};
-  using utils::IteratorType;
-  SmallVector<IteratorType> iterators(4, IteratorType::parallel);
-  iterators.append(2, IteratorType::reduction);
-  return b
-      .create<linalg::GenericOp>(
-          at, init.getType(), ValueRange{x, shape}, ValueRange{init}, maps,
-          iterators,
-          [&](OpBuilder &nested, Location l, ValueRange args) {
-            Value max =
-                isUnsigned
-                    ? nested.create<arith::MaxUIOp>(l, args[0], args[2])
-                          .getResult()
-                    : nested.create<arith::MaxSIOp>(l, args[0], args[2])
-                          .getResult();
-            nested.create<linalg::YieldOp>(l, max);
-          })
-      .getResult(0);
-}
-
-/// max_pool2d: the padding is the dtype's lowest value. NaN propagates
-/// (arith.maximumf).
+/// max_pool2d and max_pool3d: the padding is the dtype's lowest value. NaN
+/// propagates (arith.maximumf). Integers compare in one linalg.generic:
+/// linalg's named max pools compare signed (and have no unsigned NCHW
+/// variant).
 FailureOr<SmallVector<Value>> lowerMaxPool(MLIRGen &gen,
                                            const NodeLowering &lowering) {
   Location at = lowering.loc;
@@ -385,12 +456,23 @@ FailureOr<SmallVector<Value>> lowerMaxPool(MLIRGen &gen,
   Value lowest = gen.scalar(dtype, lowestValue(dtype), at);
   Value init =
       fill(gen, gen.emptyTensor(lowering.resultType(), at), lowest, at);
-  if (!isFloat(dtype))
-    return SmallVector<Value>{buildIntegerMaxPool(
-        gen.builder(), at, layout, x, init, *window, dtype == DType::U8)};
+  OpBuilder &b = gen.builder();
+  if (!isFloat(dtype)) {
+    bool isUnsigned = dtype == DType::U8;
+    return SmallVector<Value>{buildPoolGeneric(
+        b, at, layout, x, init, *window,
+        [&](OpBuilder &nb, Location l, Value element, Value max) -> Value {
+          if (isUnsigned)
+            return nb.create<arith::MaxUIOp>(l, element, max);
+          return nb.create<arith::MaxSIOp>(l, element, max);
+        })};
+  }
   return SmallVector<Value>{
       buildPooling<linalg::PoolingNchwMaxOp, linalg::PoolingNhwcMaxOp>(
-          gen, at, layout, x, init, *window)};
+          b, at, layout, x, init, *window,
+          [](OpBuilder &nb, Location l, Value element, Value max) -> Value {
+            return nb.create<arith::MaximumFOp>(l, max, element);
+          })};
 }
 
 /// The number of elements of [lo, hi) in the window of output position `o`
@@ -416,7 +498,7 @@ Value indexToFloat(OpBuilder &b, Value index, Type type, Location at) {
   return b.create<arith::SIToFPOp>(at, type, i64);
 }
 
-/// The divisor of each avg_pool2d window along one axis: the bounds of the
+/// The divisor of each average pool window along one axis: the bounds of the
 /// elements it counts (lo, hi), or nothing when every window counts its
 /// whole kernel (count_include_pad without a ceil-mode overhang).
 struct CountBounds {
@@ -441,7 +523,8 @@ std::optional<CountBounds> countBounds(MLIRGen &gen, Location at,
                      b.create<arith::AddIOp>(at, size, padAfter)};
 }
 
-/// avg_pool2d: a sum pool over zero padding, then one elementwise pass that
+/// avg_pool2d and avg_pool3d: a sum pool over zero padding, then one
+/// elementwise pass that
 /// divides by the window size (count_include_pad, PyTorch's default) or by
 /// the number of input elements in each window; a ceil-mode window that
 /// hangs over the padded input counts only what it covers.
@@ -453,8 +536,9 @@ FailureOr<SmallVector<Value>> lowerAvgPool(MLIRGen &gen,
   const TensorType &xType = lowering.operandTypes[0];
   const TensorType &resultType = lowering.resultType();
   Layout layout = getLayout(node);
-  LayoutDims dims = layoutDims(layout);
   Window window = getWindow(node);
+  unsigned spatial = window.rank();
+  LayoutDims dims = layoutDims(layout, spatial);
   FailureOr<Window> overhanging = withOverhang(window, lowering, layout);
   if (failed(overhanging))
     return failure();
@@ -466,41 +550,46 @@ FailureOr<SmallVector<Value>> lowerAvgPool(MLIRGen &gen,
   Value zeros = fill(gen, emptyLike(gen, resultType, acc, at),
                      floatConstant(b, acc, 0, at), at);
   Value sums = buildPooling<linalg::PoolingNchwSumOp, linalg::PoolingNhwcSumOp>(
-      gen, at, layout, x, zeros, padded);
+      b, at, layout, x, zeros, padded,
+      [&](OpBuilder &nb, Location l, Value element, Value sum) -> Value {
+        return nb.create<arith::AddFOp>(l, sum,
+                                        convertFloat(nb, element, acc, l));
+      });
 
-  std::optional<CountBounds> bounds[2] = {
-      countBounds(gen, at, xType.shape[dims.height], window, padded,
-                  includePad, 0),
-      countBounds(gen, at, xType.shape[dims.width], window, padded,
-                  includePad, 1)};
+  SmallVector<std::optional<CountBounds>, 3> bounds;
+  for (unsigned axis = 0; axis < spatial; ++axis)
+    bounds.push_back(countBounds(gen, at, xType.shape[dims.spatial[axis]],
+                                 window, padded, includePad, axis));
   Type element = gen.elementType(resultType.dtype);
   // Divides in place when the sums already have the result dtype.
   Value out = acc == element ? sums : emptyLike(gen, resultType, element, at);
-  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(4));
-  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  unsigned rank = resultType.shape.size();
+  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
   auto divide = [&](OpBuilder &nb, Location l, ValueRange args) {
-    unsigned spatial[2] = {dims.height, dims.width};
-    Value positions[2], cells[2];
-    for (unsigned axis = 0; axis < 2; ++axis)
+    SmallVector<Value, 3> positions(spatial), cells(spatial);
+    for (unsigned axis = 0; axis < spatial; ++axis)
       if (bounds[axis])
-        positions[axis] = nb.create<linalg::IndexOp>(l, spatial[axis]);
+        positions[axis] = nb.create<linalg::IndexOp>(l, dims.spatial[axis]);
     // Width first: the order the IR had before ceil mode (GCC evaluated
     // the two counts of one call right to left).
-    for (unsigned axis : {1u, 0u})
+    for (unsigned axis = spatial; axis-- > 0;)
       if (bounds[axis])
         cells[axis] = windowCount(nb, l, positions[axis], bounds[axis]->lo,
                                   bounds[axis]->hi, window, axis);
     Value count;
-    if (!cells[0] && !cells[1]) {
-      count = floatConstant(nb, acc,
-                            double(window.kernel[0] * window.kernel[1]), l);
+    if (llvm::none_of(cells, [](Value cell) { return bool(cell); })) {
+      count = floatConstant(nb, acc, double(window.size()), l);
     } else {
-      for (unsigned axis = 0; axis < 2; ++axis)
+      for (unsigned axis = 0; axis < spatial; ++axis)
         if (!cells[axis])
           cells[axis] =
               nb.create<arith::ConstantIndexOp>(l, window.kernel[axis]);
-      count = indexToFloat(
-          nb, nb.create<arith::MulIOp>(l, cells[0], cells[1]), acc, l);
+      Value cellCount = cells[0];
+      for (unsigned axis = 1; axis < spatial; ++axis)
+        cellCount = nb.create<arith::MulIOp>(l, cellCount, cells[axis]);
+      count = indexToFloat(nb, cellCount, acc, l);
     }
     Value mean = nb.create<arith::DivFOp>(l, args[0], count);
     nb.create<linalg::YieldOp>(l, convertFloat(nb, mean, element, l));
@@ -521,7 +610,7 @@ FailureOr<SmallVector<Value>> lowerGlobalAvgPool(MLIRGen &gen,
   const TensorType &xType = lowering.operandTypes[0];
   const TensorType &resultType = lowering.resultType();
   Layout layout = getLayout(lowering.node);
-  LayoutDims dims = layoutDims(layout);
+  LayoutDims dims = layoutDims(layout, 2);
   Type acc = accumulatorType(gen, xType.dtype);
   Type element = gen.elementType(resultType.dtype);
   using utils::IteratorType;
@@ -534,7 +623,8 @@ FailureOr<SmallVector<Value>> lowerGlobalAvgPool(MLIRGen &gen,
       4, 0, {b.getAffineDimExpr(dims.batch), b.getAffineDimExpr(dims.channels)},
       b.getContext());
   SmallVector<IteratorType> iterators(4, IteratorType::parallel);
-  iterators[dims.height] = iterators[dims.width] = IteratorType::reduction;
+  for (unsigned dim : dims.spatial)
+    iterators[dim] = IteratorType::reduction;
   Value sums =
       b.create<linalg::GenericOp>(
            at, init.getType(), ValueRange{lowering.operands[0]},
@@ -550,8 +640,8 @@ FailureOr<SmallVector<Value>> lowerGlobalAvgPool(MLIRGen &gen,
           .getResult(0);
 
   Value cells =
-      b.create<arith::MulIOp>(at, indexValue(gen, xType.shape[dims.height], at),
-                              indexValue(gen, xType.shape[dims.width], at));
+      b.create<arith::MulIOp>(at, indexValue(gen, xType.shape[dims.spatial[0]], at),
+                              indexValue(gen, xType.shape[dims.spatial[1]], at));
   Value count = indexToFloat(b, cells, acc, at);
   Value out = gen.emptyTensor(resultType, at);
   Value result =
@@ -570,9 +660,12 @@ FailureOr<SmallVector<Value>> lowerGlobalAvgPool(MLIRGen &gen,
 } // namespace
 
 void registerConvolutionLowerings(LoweringTable &table) {
-  table.add(OpKind::Conv2D, lowerConv2D);
+  table.add(OpKind::Conv2D, lowerConv);
+  table.add(OpKind::Conv3D, lowerConv);
   table.add(OpKind::MaxPool2D, lowerMaxPool);
+  table.add(OpKind::MaxPool3D, lowerMaxPool);
   table.add(OpKind::AvgPool2D, lowerAvgPool);
+  table.add(OpKind::AvgPool3D, lowerAvgPool);
   table.add(OpKind::GlobalAvgPool, lowerGlobalAvgPool);
 }
 

@@ -1,12 +1,12 @@
 //===- Convolution.cpp - ONNX Conv, ConvTranspose, pools, BatchNorm -------===//
 //
-// 2-D convolutions and pools are txc's conv2d and pools in NCHW (ONNX's
-// `pads` order [top, left, bottom, right] is txc's four-value padding);
-// 1-D ones run as 2-D ones on a height of 1 (unsqueeze, conv2d, squeeze),
-// which computes exactly the same sums. auto_pad SAME_* becomes the
-// explicit padding it stands for when that is a constant; ceil_mode,
-// dilations and count_include_pad are txc's pool attributes of the same
-// meaning.
+// 2-D and 3-D convolutions and pools are txc's conv2d, conv3d and pools in
+// NCHW and NCDHW (ONNX's `pads` order, all the begins then all the ends,
+// is txc's two-sided padding); 1-D ones run as 2-D ones on a height of 1
+// (unsqueeze, conv2d, squeeze), which computes exactly the same sums.
+// auto_pad SAME_* becomes the explicit padding it stands for when that is
+// a constant; ceil_mode, dilations and count_include_pad are txc's pool
+// attributes of the same meaning.
 //
 //===----------------------------------------------------------------------===//
 #include "../Importer.h"
@@ -114,11 +114,20 @@ Window asTwoDimensional(const Window &window) {
           widen(window.padsEnd, 0)};
 }
 
+/// txc's padding: one value per dim when both sides are equal, else the
+/// begins then the ends (ONNX's order).
 std::vector<int64_t> txcPadding(const Window &window) {
   if (window.padsBegin == window.padsEnd)
     return window.padsBegin;
-  return {window.padsBegin[0], window.padsBegin[1], window.padsEnd[0],
-          window.padsEnd[1]};
+  std::vector<int64_t> padding = window.padsBegin;
+  padding.insert(padding.end(), window.padsEnd.begin(), window.padsEnd.end());
+  return padding;
+}
+
+/// The txc op of a window of `spatial` dims (2 or 3): `conv2d`,
+/// `max_pool3d`, ...
+std::string windowOp(llvm::StringRef base, size_t spatial) {
+  return (base + llvm::Twine(spatial) + "d").str();
 }
 
 /// Inserts a height of 1 at axis 2: [N,C,L] -> [N,C,1,L]. A known weight is
@@ -134,15 +143,16 @@ std::optional<ImportedValue> addHeight(NodeImporter &node,
 }
 
 /// Runs `compute` on the input (and weight) made 2-D when the node is 1-D,
-/// and squeezes the height of its result again.
+/// and squeezes the height of its result again; 2-D and 3-D nodes are
+/// computed as they are.
 template <typename Compute>
 llvm::LogicalResult withSpatialRank(NodeImporter &node, unsigned rank,
                                     Compute compute) {
-  if (rank == 4)
+  if (rank == 4 || rank == 5)
     return compute(node.input(0), /*oneDimensional=*/false);
   if (rank != 3)
     return node.unsupported("it has " + llvm::Twine(rank - 2) +
-                                " spatial dims; txc has 1-D and 2-D "
+                                " spatial dims; txc has 1-D, 2-D and 3-D "
                                 "convolutions and pools",
                             "");
   std::optional<ImportedValue> x = addHeight(node, node.input(0));
@@ -204,7 +214,8 @@ std::optional<ChannelAffine> knownBatchNorm(NodeImporter &node,
   return batchNormAffine(params, epsilon);
 }
 
-/// When a 2-D Conv's only reader is an inference BatchNormalization and
+/// When a 2-D or 3-D Conv's only reader is an inference BatchNormalization
+/// and
 /// the weight and bias are constants, the Conv computes the batch norm
 /// too: W'[o] = W[o] * a[o] and bias'[o] = bias[o] * a[o] + b[o], in
 /// double and rounded once (PyTorch's exporter folds eval models so).
@@ -275,9 +286,10 @@ llvm::LogicalResult convertConv(NodeImporter &node) {
                                    intListAttr("padding", txcPadding(w2)),
                                    intListAttr("dilation", w2.dilations),
                                    intAttr("groups", group)};
+    std::string op = windowOp("conv", w2.kernel.size());
     if (!oneDim)
-      return node.emitOutput(0, "conv2d", operands, std::move(attrs));
-    return finish(node, node.emit("conv2d", operands, std::move(attrs)), true);
+      return node.emitOutput(0, op, operands, std::move(attrs));
+    return finish(node, node.emit(op, operands, std::move(attrs)), true);
   });
 }
 
@@ -289,30 +301,35 @@ llvm::LogicalResult convertConv(NodeImporter &node) {
 // flipped and its input and output channels swapped within each group.
 // Every product of ONNX's definition is in that sum (with products of the
 // inserted zeros besides), so nothing is approximated; the zeros cost
-// stride^2 times the multiply-adds of a direct transposed kernel.
+// stride^2 (stride^3) times the multiply-adds of a direct transposed kernel.
 //===----------------------------------------------------------------------===//
 
-/// A known ConvTranspose weight [C, M/g, kH, kW] as the conv2d weight
-/// [M, C/g, kH, kW]: W'[g*M/g + m][c][i][j] = W[g*C/g + c][m][kH-1-i][kW-1-j].
+/// A known ConvTranspose weight [C, M/g, k...] as the convolution weight
+/// [M, C/g, k...]: W'[g*M/g + m][c][i][j] = W[g*C/g + c][m][kH-1-i][kW-1-j]
+/// (every spatial dim flipped).
 std::shared_ptr<KnownTensor> flippedWeight(const KnownTensor &w,
                                            int64_t group) {
-  int64_t c = w.dims[0], mg = w.dims[1], kh = w.dims[2], kw = w.dims[3];
+  int64_t c = w.dims[0], mg = w.dims[1];
+  llvm::ArrayRef<int64_t> kernel = llvm::ArrayRef(w.dims).drop_front(2);
+  int64_t taps = 1;
+  for (int64_t k : kernel)
+    taps *= k;
   int64_t cg = c / group;
   size_t size = dtypeSize(w.dtype);
   std::vector<uint8_t> bytes(w.bytes.size);
+  // Row-major, the flipped tap of tap t is taps-1-t.
   for (int64_t g = 0; g < group; ++g)
     for (int64_t m = 0; m < mg; ++m)
       for (int64_t ci = 0; ci < cg; ++ci)
-        for (int64_t i = 0; i < kh; ++i)
-          for (int64_t j = 0; j < kw; ++j) {
-            int64_t from = (((g * cg + ci) * mg + m) * kh + (kh - 1 - i)) * kw +
-                           (kw - 1 - j);
-            int64_t to = (((g * mg + m) * cg + ci) * kh + i) * kw + j;
-            std::memcpy(&bytes[to * size], w.bytes.data + from * size, size);
-          }
+        for (int64_t t = 0; t < taps; ++t) {
+          int64_t from = ((g * cg + ci) * mg + m) * taps + (taps - 1 - t);
+          int64_t to = ((g * mg + m) * cg + ci) * taps + t;
+          std::memcpy(&bytes[to * size], w.bytes.data + from * size, size);
+        }
   auto flipped = std::make_shared<KnownTensor>();
   flipped->dtype = w.dtype;
-  flipped->dims = {mg * group, cg, kh, kw};
+  flipped->dims = {mg * group, cg};
+  flipped->dims.insert(flipped->dims.end(), kernel.begin(), kernel.end());
   flipped->bytes = Blob::fromVector(std::move(bytes));
   return flipped;
 }
@@ -353,21 +370,27 @@ llvm::LogicalResult transposedPads(NodeImporter &node, const Shape &in,
 }
 
 /// x [N, C, H, W] with stride-1 zeros after each element along H and W:
-/// [N, C, H*sH, W*sW] (the trailing zeros are cropped by the caller).
+/// [N, C, H*sH, W*sW] (the trailing zeros are cropped by the caller); a
+/// depth likewise. Each spatial dim gets a dim of size 1 after it, padded
+/// to the stride, and the pair is merged.
 MaybeValue insertZeros(NodeImporter &node, const ImportedValue &x,
                        const std::vector<int64_t> &strides) {
-  if (strides[0] == 1 && strides[1] == 1)
+  if (llvm::all_of(strides, [](int64_t s) { return s == 1; }))
     return x;
-  std::vector<int64_t> pads(12, 0);
-  pads[6 + 3] = strides[0] - 1;
-  pads[6 + 5] = strides[1] - 1;
+  size_t spatial = strides.size();
+  size_t rank = 2 + 2 * spatial;
+  std::vector<int64_t> axes, pads(2 * rank, 0);
   Shape shape = x.type.shape;
-  shape[2] = *ShapeExpr::mul(shape[2], ShapeExpr::constant(strides[0]));
-  shape[3] = *ShapeExpr::mul(shape[3], ShapeExpr::constant(strides[1]));
+  for (size_t d = 0; d < spatial; ++d) {
+    axes.push_back(3 + 2 * d);
+    pads[rank + 3 + 2 * d] = strides[d] - 1;
+    shape[2 + d] =
+        *ShapeExpr::mul(shape[2 + d], ShapeExpr::constant(strides[d]));
+  }
   return emitIf(
       node, "reshape",
       {emitIf(node, "pad",
-              {node.emit("unsqueeze", {x}, {intListAttr("axes", {3, 5})})},
+              {node.emit("unsqueeze", {x}, {intListAttr("axes", axes)})},
               {intListAttr("pads", pads)})},
       {shapeAttr("shape", shape, node.program().symbolNames())});
 }
@@ -400,21 +423,22 @@ llvm::LogicalResult convertConvTranspose(NodeImporter &node) {
       weight->dims.insert(weight->dims.begin() + 2, 1);
     // Per spatial dim, the zero padding before and after the zero-inserted
     // input (which has stride-1 extra zeros at its end); negative is a crop.
-    std::vector<int64_t> before(2), after(2), crop(4, 0);
-    for (int d = 0; d < 2; ++d) {
+    size_t spatial = w2.kernel.size();
+    std::vector<int64_t> before(spatial), after(spatial);
+    for (size_t d = 0; d < spatial; ++d) {
       int64_t span = w2.dilations[d] * (w2.kernel[d] - 1);
       before[d] = span - w2.padsBegin[d];
       after[d] = span - w2.padsEnd[d] + outputPadding[d] - (w2.strides[d] - 1);
     }
     MaybeValue input = insertZeros(node, x, w2.strides);
-    for (int d = 0; d < 2; ++d) {
+    for (size_t d = 0; d < spatial; ++d) {
       if (before[d] >= 0 && after[d] >= 0)
         continue;
       int64_t start = std::max<int64_t>(0, -before[d]);
       int64_t end = after[d] < 0 ? after[d] : std::numeric_limits<int64_t>::max();
       input = emitIf(node, "slice", {input},
                      {intListAttr("starts", {start}), intListAttr("ends", {end}),
-                      intListAttr("axes", {2 + d})});
+                      intListAttr("axes", {int64_t(2 + d)})});
     }
     if (!input)
       return llvm::failure();
@@ -422,26 +446,30 @@ llvm::LogicalResult convertConvTranspose(NodeImporter &node) {
         *input, node.constant(flippedWeight(*weight, group))};
     if (node.hasInput(2))
       operands.push_back(node.input(2));
-    std::vector<int64_t> padding = {
-        std::max<int64_t>(0, before[0]), std::max<int64_t>(0, before[1]),
-        std::max<int64_t>(0, after[0]), std::max<int64_t>(0, after[1])};
-    std::vector<NodeAttr> attrs = {intListAttr("stride", {1, 1}),
-                                   intListAttr("padding", padding),
-                                   intListAttr("dilation", w2.dilations),
-                                   intAttr("groups", group)};
-    return finish(node, node.emit("conv2d", operands, std::move(attrs)),
+    std::vector<int64_t> padding;
+    for (const std::vector<int64_t> *side : {&before, &after})
+      for (int64_t pad : *side)
+        padding.push_back(std::max<int64_t>(0, pad));
+    std::vector<NodeAttr> attrs = {
+        intListAttr("stride", std::vector<int64_t>(spatial, 1)),
+        intListAttr("padding", padding), intListAttr("dilation", w2.dilations),
+        intAttr("groups", group)};
+    return finish(node,
+                  node.emit(windowOp("conv", spatial), operands,
+                            std::move(attrs)),
                   oneDim);
   });
 }
 
-/// AveragePool has `dilations` from opset 19 only; txc's avg_pool2d has
-/// none.
+/// AveragePool has `dilations` from opset 19 only; txc's average pools
+/// have none.
 llvm::LogicalResult checkAverageDilations(NodeImporter &node,
                                           const Window &window) {
   for (int64_t dilation : window.dilations)
     if (dilation != 1)
       return node.unsupportedAttr("dilations",
-                                  "is not 1; txc's avg_pool2d has no dilation",
+                                  "is not 1; txc's average pools have no "
+                                  "dilation",
                                   "");
   return llvm::success();
 }
@@ -452,8 +480,8 @@ llvm::LogicalResult convertPool(NodeImporter &node) {
   if (rank < 3)
     return node.invalid("its input has rank " + llvm::Twine(rank));
   if (node.numOutputs() > 1 && !node.outputName(1).empty())
-    return node.unsupported("its Indices output is used; txc's max_pool2d "
-                            "returns only the values",
+    return node.unsupported("its Indices output is used; txc's max pools "
+                            "return only the values",
                             "");
   std::optional<Window> window = readWindow(node, rank - 2, {});
   if (!window || (!Max && llvm::failed(checkAverageDilations(node, *window))))
@@ -465,14 +493,14 @@ llvm::LogicalResult convertPool(NodeImporter &node) {
                                    intListAttr("padding", txcPadding(w2))};
     // Default attributes are left out, so that models without these
     // features import as before.
-    if (Max && w2.dilations != std::vector<int64_t>{1, 1})
+    if (Max && llvm::any_of(w2.dilations, [](int64_t d) { return d != 1; }))
       attrs.push_back(intListAttr("dilation", w2.dilations));
     if (!Max)
       attrs.push_back(boolAttr("count_include_pad",
                                node.intAttr("count_include_pad", 0) != 0));
     if (node.intAttr("ceil_mode", 0) != 0)
       attrs.push_back(boolAttr("ceil_mode", true));
-    const char *op = Max ? "max_pool2d" : "avg_pool2d";
+    std::string op = windowOp(Max ? "max_pool" : "avg_pool", w2.kernel.size());
     if (!oneDim)
       return node.emitOutput(0, op, {x}, std::move(attrs));
     return finish(node, node.emit(op, {x}, std::move(attrs)), true);

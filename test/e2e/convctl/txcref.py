@@ -8,6 +8,7 @@ for FileCheck.
 """
 import os
 import struct
+import itertools
 import subprocess
 import sys
 import tempfile
@@ -136,58 +137,83 @@ def finish():
 
 
 # ---------------------------------------------------------------------------
-# References (NCHW activations, OIHW weights; NHWC goes through transposes)
+# References (channels-first activations [N,C,*spatial], weights
+# [O,C/groups,*kernel], for any number of spatial dims; channels last goes
+# through transposes). Paddings are ONNX's: every dim's padding before,
+# then every dim's padding after ((top, left, bottom, right) in 2-D).
 # ---------------------------------------------------------------------------
 
 def _pad_nchw(x, pads, value):
-    top, left, bottom, right = pads
-    return np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)),
-                  constant_values=value)
+    spatial = x.ndim - 2
+    widths = [(pads[a], pads[a + spatial]) for a in range(spatial)]
+    return np.pad(x, [(0, 0), (0, 0)] + widths, constant_values=value)
 
 
-def _windows(xp, kernel, stride, dilation, out_hw):
-    """Yields (i, j, view) where view[n, c, oh, ow] is the input element at
-    kernel offset (i, j) of each output position's window."""
-    oh, ow = out_hw
-    for i in range(kernel[0]):
-        for j in range(kernel[1]):
-            h0, w0 = i * dilation[0], j * dilation[1]
-            yield i, j, xp[:, :, h0:h0 + (oh - 1) * stride[0] + 1:stride[0],
-                           w0:w0 + (ow - 1) * stride[1] + 1:stride[1]]
+def _windows(xp, kernel, stride, dilation, out_sizes):
+    """Yields (offset, view) where view[n, c, *o] is the input element at
+    kernel offset `offset` (a tuple, one index per spatial dim) of each
+    output position's window."""
+    for offset in itertools.product(*(range(k) for k in kernel)):
+        index = tuple(slice(i * d, i * d + (o - 1) * s + 1, s)
+                      for i, d, o, s in zip(offset, dilation, out_sizes,
+                                            stride))
+        yield offset, xp[(slice(None), slice(None)) + index]
 
 
 def _out_size(size, pad_total, kernel, stride, dilation):
     return (size + pad_total - dilation * (kernel - 1) - 1) // stride + 1
 
 
-def conv2d_nchw(x, w, b=None, stride=(1, 1), pads=(0, 0, 0, 0),
-                dilation=(1, 1), groups=1):
-    """PyTorch conv2d: x [N,C,H,W], w [O,C/groups,kh,kw], pads (top, left,
-    bottom, right). Accumulates in float64."""
-    n, c, h, wd = x.shape
-    o, cg, kh, kw = w.shape
+def conv_nchw(x, w, b=None, stride=None, pads=None, dilation=None,
+              groups=1):
+    """PyTorch's convolution of any number of spatial dims (conv2d,
+    conv3d): x [N,C,*spatial], w [O,C/groups,*kernel]; stride and dilation
+    default to 1, pads to 0. Accumulates in float64."""
+    spatial = x.ndim - 2
+    stride = stride or (1,) * spatial
+    dilation = dilation or (1,) * spatial
+    pads = pads or (0,) * (2 * spatial)
+    o, cg = w.shape[:2]
+    kernel = w.shape[2:]
     xp = _pad_nchw(x.astype(np.float64), pads, 0)
-    oh = _out_size(h, pads[0] + pads[2], kh, stride[0], dilation[0])
-    ow = _out_size(wd, pads[1] + pads[3], kw, stride[1], dilation[1])
-    out = np.zeros((n, o, oh, ow))
+    out_sizes = tuple(
+        _out_size(x.shape[2 + a], pads[a] + pads[a + spatial], kernel[a],
+                  stride[a], dilation[a]) for a in range(spatial))
+    out = np.zeros((x.shape[0], o) + out_sizes)
     og = o // groups
     w64 = w.astype(np.float64)
     for g in range(groups):
         xs = xp[:, g * cg:(g + 1) * cg]
-        for i, j, view in _windows(xs, (kh, kw), stride, dilation, (oh, ow)):
-            # out[n, o, p, q] += sum_c view[n, c, p, q] * w[o, c, i, j]
+        wg = w64[g * og:(g + 1) * og]
+        for offset, view in _windows(xs, kernel, stride, dilation, out_sizes):
+            # out[n, o, *p] += sum_c view[n, c, *p] * w[o, c, *offset]
             out[:, g * og:(g + 1) * og] += np.einsum(
-                "ncpq,oc->nopq", view, w64[g * og:(g + 1) * og, :, i, j])
+                "nc...,oc->no...", view, wg[(slice(None), slice(None)) + offset])
     if b is not None:
-        out += b.astype(np.float64)[None, :, None, None]
+        out += b.astype(np.float64).reshape((1, -1) + (1,) * spatial)
     return out.astype(x.dtype)
 
 
-def conv2d_nhwc(x, w, b=None, **kwargs):
-    """x [N,H,W,C], w [kh,kw,C/groups,O] (HWIO)."""
-    y = conv2d_nchw(x.transpose(0, 3, 1, 2), w.transpose(3, 2, 0, 1), b,
-                    **kwargs)
-    return np.ascontiguousarray(y.transpose(0, 2, 3, 1))
+conv2d_nchw = conv_nchw
+
+
+def _channels_first(x):
+    return x.transpose((0, x.ndim - 1) + tuple(range(1, x.ndim - 1)))
+
+
+def _channels_last(y):
+    return np.ascontiguousarray(
+        y.transpose((0,) + tuple(range(2, y.ndim)) + (1,)))
+
+
+def conv_nhwc(x, w, b=None, **kwargs):
+    """x [N,*spatial,C], w [*kernel,C/groups,O] (HWIO, DHWIO)."""
+    spatial = x.ndim - 2
+    oihw = w.transpose((spatial + 1, spatial) + tuple(range(spatial)))
+    return _channels_last(conv_nchw(_channels_first(x), oihw, b, **kwargs))
+
+
+conv2d_nhwc = conv_nhwc
 
 
 def max_pool2d_nchw(x, kernel, stride=None, padding=(0, 0)):
@@ -199,7 +225,7 @@ def max_pool2d_nchw(x, kernel, stride=None, padding=(0, 0)):
     ow = _out_size(w, 2 * padding[1], kernel[1], stride[1], 1)
     xp = _pad_nchw(x, pads, -np.inf)
     out = np.full((n, c, oh, ow), -np.inf, dtype=x.dtype)
-    for _, _, view in _windows(xp, kernel, stride, (1, 1), (oh, ow)):
+    for _, view in _windows(xp, kernel, stride, (1, 1), (oh, ow)):
         out = np.maximum(out, view)
     return out
 
@@ -218,7 +244,7 @@ def avg_pool2d_nchw(x, kernel, stride=None, padding=(0, 0),
     count = np.zeros((1, 1, oh, ow))
     windows = zip(_windows(xp, kernel, stride, (1, 1), (oh, ow)),
                   _windows(ones, kernel, stride, (1, 1), (oh, ow)))
-    for (_, _, view), (_, _, inside) in windows:
+    for (_, view), (_, inside) in windows:
         total += view
         count += inside
     if count_include_pad:
@@ -227,10 +253,9 @@ def avg_pool2d_nchw(x, kernel, stride=None, padding=(0, 0),
 
 
 def nhwc(reference):
-    """Wraps an NCHW pool reference for NHWC tensors."""
+    """Wraps a channels-first pool reference for channels-last tensors."""
     def wrapped(x, *args, **kwargs):
-        y = reference(x.transpose(0, 3, 1, 2), *args, **kwargs)
-        return np.ascontiguousarray(y.transpose(0, 2, 3, 1))
+        return _channels_last(reference(_channels_first(x), *args, **kwargs))
     return wrapped
 
 
@@ -245,20 +270,22 @@ def _pool_out_size(size, before, after, kernel, stride, dilation, ceil_mode):
     return steps + 1
 
 
-def pool2d_nchw(x, kind, kernel, stride=None, pads=(0, 0, 0, 0),
-                dilation=(1, 1), ceil_mode=False, count_include_pad=True):
-    """ONNX MaxPool ("max") or AveragePool ("avg") on [N,C,H,W]: pads are
-    (top, left, bottom, right). Max pads with the lowest value; the average
+def pool_nchw(x, kind, kernel, stride=None, pads=None, dilation=None,
+              ceil_mode=False, count_include_pad=True):
+    """ONNX MaxPool ("max") or AveragePool ("avg") on [N,C,*spatial], any
+    number of spatial dims. Max pads with the lowest value; the average
     divides by the window's input elements, or with count_include_pad by
     its elements inside the padded input (a ceil-mode window hanging over
     its end counts only those). Computed window by window."""
+    spatial = x.ndim - 2
     stride = stride or kernel
-    n, c, h, w = x.shape
-    sizes = (h, w)
-    out = [_pool_out_size(sizes[a], pads[a], pads[a + 2], kernel[a],
+    pads = pads or (0,) * (2 * spatial)
+    dilation = dilation or (1,) * spatial
+    sizes = x.shape[2:]
+    out = [_pool_out_size(sizes[a], pads[a], pads[a + spatial], kernel[a],
                           stride[a], dilation[a], ceil_mode)
-           for a in range(2)]
-    result = np.zeros((n, c, out[0], out[1]),
+           for a in range(spatial)]
+    result = np.zeros(x.shape[:2] + tuple(out),
                       dtype=x.dtype if kind == "max" else np.float64)
 
     def taps(axis, o):
@@ -266,21 +293,26 @@ def pool2d_nchw(x, kind, kernel, stride=None, pads=(0, 0, 0, 0),
         return [start + k * dilation[axis] for k in range(kernel[axis])]
 
     def counted(axis, o):
-        lo, hi = (-pads[axis], sizes[axis] + pads[axis + 2]) \
+        lo, hi = (-pads[axis], sizes[axis] + pads[axis + spatial]) \
             if count_include_pad else (0, sizes[axis])
         return sum(lo <= i < hi for i in taps(axis, o))
 
-    for p in range(out[0]):
-        rows = [i for i in taps(0, p) if 0 <= i < h]
-        for q in range(out[1]):
-            cols = [j for j in taps(1, q) if 0 <= j < w]
-            window = x[:, :, rows][:, :, :, cols]
-            if kind == "max":
-                lowest = -np.inf if x.dtype.kind == "f" \
-                    else np.iinfo(x.dtype).min
-                result[:, :, p, q] = np.max(window, axis=(2, 3)) \
-                    if rows and cols else lowest
-                continue
-            total = window.astype(np.float64).sum(axis=(2, 3))
-            result[:, :, p, q] = total / (counted(0, p) * counted(1, q))
+    window_axes = tuple(range(2, x.ndim))
+    for position in itertools.product(*(range(o) for o in out)):
+        inside = [[i for i in taps(a, o) if 0 <= i < sizes[a]]
+                  for a, o in enumerate(position)]
+        index = (slice(None), slice(None)) + position
+        window = x[np.ix_(range(x.shape[0]), range(x.shape[1]), *inside)]
+        if kind == "max":
+            lowest = -np.inf if x.dtype.kind == "f" \
+                else np.iinfo(x.dtype).min
+            result[index] = np.max(window, axis=window_axes) \
+                if all(inside) else lowest
+            continue
+        total = window.astype(np.float64).sum(axis=window_axes)
+        result[index] = total / np.prod(
+            [counted(a, o) for a, o in enumerate(position)])
     return result.astype(x.dtype)
+
+
+pool2d_nchw = pool_nchw
