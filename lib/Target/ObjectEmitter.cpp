@@ -88,7 +88,9 @@ static llvm::Expected<ResolvedTarget> lookupTarget(llvm::StringRef triple) {
             ? ""
             : " (did you mean '" + suggestion +
                   (rest.empty() ? "" : "-" + rest.str()) + "'?)";
-    std::vector<std::string> notes = {"--target help lists the targets"};
+    std::vector<std::string> notes = {
+        "the targets are x86_64-linux-gnu and aarch64-linux-gnu (txc "
+        "targets describes them)"};
     if (!resolved.target)
       return targetOptionError("unknown target '" + resolved.triple +
                                    "': " + error + hint,
@@ -155,9 +157,35 @@ static llvm::Error checkFeatures(llvm::StringRef features,
                  ? std::string()
                  : " (did you mean '" + sign.str() + nearest + "'?)"),
         {"the features of " + resolved.triple + " are " +
-         llvm::join(valid, ", ") + " (--features help describes them)"});
+         llvm::join(valid, ", ") + " (txc targets " + resolved.triple +
+         " describes them)"});
   }
   return llvm::Error::success();
+}
+
+llvm::StringRef txc::defaultCPU(const llvm::Triple &triple) {
+  // x86-64-v2 (SSE4.2, POPCNT, CMPXCHG16B): every x86-64 server CPU since
+  // 2009 (Nehalem, Bulldozer), RHEL 9's baseline. AArch64's generic is
+  // ARMv8.0-A with NEON, which every AArch64 Linux machine has.
+  return triple.getArch() == llvm::Triple::x86_64 ? "x86-64-v2" : "generic";
+}
+
+bool txc::isHostTriple(const llvm::Triple &triple) {
+  llvm::Triple host(llvm::sys::getDefaultTargetTriple());
+  return triple.getArch() == host.getArch() && triple.getOS() == host.getOS();
+}
+
+/// This machine's exact features: a VM may hide some of the CPU model's.
+static std::string hostFeatures() {
+  llvm::SubtargetFeatures features;
+  llvm::StringMap<bool> flags = llvm::sys::getHostCPUFeatures();
+  std::vector<std::string> names;
+  for (const auto &flag : flags)
+    names.push_back((flag.second ? "+" : "-") + flag.first().str());
+  llvm::sort(names); // StringMap order is not deterministic
+  for (const std::string &name : names)
+    features.AddFeature(name);
+  return features.getString();
 }
 
 llvm::Expected<TargetSpec> txc::resolveTargetSpec(llvm::StringRef triple,
@@ -170,33 +198,17 @@ llvm::Expected<TargetSpec> txc::resolveTargetSpec(llvm::StringRef triple,
   TargetSpec spec;
   spec.optLevel = optLevel;
   spec.triple = resolved->triple;
-  llvm::Triple hostTriple(llvm::sys::getDefaultTargetTriple());
   llvm::Triple targetTriple(spec.triple);
-  bool isHost = targetTriple.getArch() == hostTriple.getArch() &&
-                targetTriple.getOS() == hostTriple.getOS();
-  if (cpu.empty() || cpu == "native") {
-    if (!isHost && cpu == "native")
+  if (cpu == "native") {
+    if (!isHostTriple(targetTriple))
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           "--cpu native is only valid when compiling for this machine");
-    if (isHost) {
-      spec.cpu = llvm::sys::getHostCPUName().str();
-      spec.hostCPU = true;
-      // The host's exact features: a VM may hide some of the CPU model's.
-      llvm::SubtargetFeatures hostFeatures;
-      llvm::StringMap<bool> flags = llvm::sys::getHostCPUFeatures();
-      std::vector<std::string> names;
-      for (const auto &flag : flags)
-        names.push_back((flag.second ? "+" : "-") + flag.first().str());
-      llvm::sort(names); // StringMap order is not deterministic
-      for (const std::string &name : names)
-        hostFeatures.AddFeature(name);
-      spec.features = hostFeatures.getString();
-    } else {
-      spec.cpu = "generic";
-    }
+    spec.cpu = llvm::sys::getHostCPUName().str();
+    spec.hostCPU = true;
+    spec.features = hostFeatures();
   } else {
-    spec.cpu = cpu.str();
+    spec.cpu = cpu.empty() ? defaultCPU(targetTriple).str() : cpu.str();
   }
   // Reject CPU names and features the target does not know instead of
   // silently falling back to a generic model.
@@ -205,7 +217,10 @@ llvm::Expected<TargetSpec> txc::resolveTargetSpec(llvm::StringRef triple,
     return targetOptionError(
         "unknown CPU '" + spec.cpu + "' for target '" + spec.triple + "'" +
             (tables ? didYouMean(spec.cpu, cpuNames(*tables)) : ""),
-        {"--cpu help lists the CPUs of " + spec.triple});
+        {"the CPUs of " + spec.triple + " are " +
+             (tables ? llvm::join(cpuNames(*tables), ", ") : "") +
+             "; 'native' is this machine's (txc targets " + spec.triple +
+             " lists them)"});
   if (!features.empty()) {
     if (llvm::Error err = checkFeatures(features, *resolved, *tables))
       return std::move(err);
