@@ -9,6 +9,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -422,12 +423,48 @@ static void defineTruncSFBF2(llvm::Module &module) {
   b.CreateRet(b.CreateBitCast(result, llvm::Type::getBFloatTy(context)));
 }
 
+/// Rewrites every select of bf16 values and every element extracted from a
+/// bf16 vector as the same operation on their bits (i16). InstCombine moves
+/// the bitcast of MLIR's expanded bf16 truncation (a select of the NaN and
+/// the rounded bits) in front of the select, and LLVM 19's AArch64
+/// instruction selection crashes (FoldConstantArithmetic, legalizing
+/// types) on such a select or extractelement of <1 x bfloat>
+/// (test/fuzz/repros/aarch64-bf16-vector1-crash.json).
+static void bfloatAsBits(llvm::Module &module) {
+  llvm::SmallVector<llvm::Instruction *> rewritten;
+  for (llvm::Function &function : module)
+    for (llvm::Instruction &inst : llvm::instructions(function))
+      if ((llvm::isa<llvm::SelectInst>(inst) &&
+           inst.getType()->getScalarType()->isBFloatTy()) ||
+          (llvm::isa<llvm::ExtractElementInst>(inst) &&
+           inst.getType()->isBFloatTy()))
+        rewritten.push_back(&inst);
+  for (llvm::Instruction *inst : rewritten) {
+    llvm::IRBuilder<> b(inst);
+    auto bits = [&](llvm::Value *value) {
+      return b.CreateBitCast(
+          value, value->getType()->getWithNewType(b.getInt16Ty()));
+    };
+    llvm::Value *result;
+    if (auto *select = llvm::dyn_cast<llvm::SelectInst>(inst))
+      result = b.CreateSelect(select->getCondition(),
+                              bits(select->getTrueValue()),
+                              bits(select->getFalseValue()));
+    else
+      result = b.CreateExtractElement(bits(inst->getOperand(0)),
+                                      inst->getOperand(1));
+    inst->replaceAllUsesWith(b.CreateBitCast(result, inst->getType()));
+    inst->eraseFromParent();
+  }
+}
+
 llvm::Error txc::emitMachineCode(llvm::Module &module,
                                  llvm::TargetMachine &machine,
                                  MachineCodeKind kind,
                                  llvm::raw_pwrite_stream &out) {
   disablePostRAScheduler();
   defineTruncSFBF2(module);
+  bfloatAsBits(module);
   if (llvm::verifyModule(module, &llvm::errs()))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "internal error: invalid LLVM IR");
