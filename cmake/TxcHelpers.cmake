@@ -13,10 +13,12 @@ function(txc_set_warnings target)
     $<$<COMPILE_LANGUAGE:CXX>:-Wno-deprecated-declarations>)
 endfunction()
 
-# txc_add_library(name SOURCES... [MLIR] [DEPS ...])
+# txc_add_component_library(name SOURCES... [MLIR] [DEPS ...]): one of the
+# compiler's own libraries (lib/). (txc_add_library is the public function of
+# the installed CMake package, cmake/TxcAddLibrary.cmake.)
 #   MLIR: the library uses MLIR (links the shared libMLIR); otherwise only
 #   LLVM Support, through the shared libLLVM.
-function(txc_add_library name)
+function(txc_add_component_library name)
   cmake_parse_arguments(ARG "MLIR" "" "DEPS" ${ARGN})
   add_library(${name} STATIC ${ARG_UNPARSED_ARGUMENTS})
   target_include_directories(${name} PUBLIC

@@ -28,6 +28,12 @@ packages=(
   python3-torch python3-torchvision
   python3-onnx   # test/onnx/node_tests.py and the lit import tests build and read models
   libonnx-testdata   # ONNX's backend node tests that test/onnx/node_tests.py runs (ctest onnx-node-tests)
+  # Cross-compiled objects linked and run under emulation (test/e2e/cross,
+  # test/package): aarch64 with Debian's cross gcc under qemu-aarch64, x86-64
+  # CPU levels under qemu-x86_64 -cpu; dpkg-dev's dpkg-shlibdeps gives the
+  # .deb its dependencies (cpack -G DEB).
+  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
+  qemu-user dpkg-dev file
 )
 # Debian's oneDNN CMake config (dnnl-config.cmake) requires OpenCL: without
 # its headers and loader, configuring the benchmarks fails with "Could NOT

@@ -43,6 +43,11 @@ config.substitutions.append(
                      "--proto_path=/usr/include/onnx onnx.proto"))
 config.substitutions.append(
     ("%cc", config.c_compiler + " -std=c99 -Wall -Wextra -Werror -pedantic"))
+# The C++ API (--header-cxx) is C++17 and needs no exceptions.
+config.substitutions.append(
+    ("%cxx", config.cxx_compiler + " -std=c++17 -Wall -Wextra -Werror -pedantic"))
+config.substitutions.append(
+    ("%runtime", os.path.join(config.txc_src_root, "runtime")))
 config.substitutions.append(
     ("%asan", "-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"))
 config.substitutions.append(

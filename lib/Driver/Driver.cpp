@@ -164,8 +164,10 @@ static bool checkDistinctOutputs(const CompileOptions &options,
   const std::pair<const char *, const std::string *> outputs[] = {
       {"-o", &options.outputPath},
       {"--header", &options.headerPath},
+      {"--header-cxx", &options.headerCxxPath},
       {"--manifest", &options.manifestPath},
-      {"--weights-file", &options.weightsPath}};
+      {"--weights-file", &options.weightsPath},
+      {"--depfile", &options.depfilePath}};
   auto normalized = [](const std::string &path) {
     llvm::SmallString<256> text(path);
     llvm::sys::path::remove_dots(text, /*remove_dot_dot=*/true);
@@ -185,6 +187,77 @@ static bool checkDistinctOutputs(const CompileOptions &options,
                       "'; each output needs its own path");
       return false;
     }
+  return true;
+}
+
+/// A path in a Make rule: as clang's DependencyFileGenerator writes it.
+static void appendMakePath(std::string &text, llvm::StringRef path) {
+  for (size_t i = 0; i < path.size(); ++i) {
+    char c = path[i];
+    if (c == ' ' || c == '#') {
+      // Backslashes before a space or '#' are escaped too: "a\ b" is
+      // "a\\\ b".
+      for (size_t j = i; j > 0 && path[j - 1] == '\\'; --j)
+        text += '\\';
+      text += '\\';
+    } else if (c == '$') {
+      text += '$';
+    }
+    text += c;
+  }
+}
+
+llvm::Expected<std::string>
+txc::formatDepfile(llvm::StringRef target, llvm::ArrayRef<std::string> deps) {
+  auto unwritable = [](llvm::StringRef path) -> llvm::Error {
+    return llvm::createStringError(
+        "--depfile cannot name the file '" + escapeForTerminal(path) +
+        "': a Make rule cannot hold a newline in a path");
+  };
+  if (target.contains('\n'))
+    return unwritable(target);
+  std::string text;
+  appendMakePath(text, target);
+  text += ':';
+  for (const std::string &dep : deps) {
+    if (llvm::StringRef(dep).contains('\n'))
+      return unwritable(dep);
+    text += " \\\n  ";
+    appendMakePath(text, dep);
+  }
+  text += '\n';
+  for (size_t i = 1; i < deps.size(); ++i) {
+    text += '\n';
+    appendMakePath(text, deps[i]);
+    text += ":\n";
+  }
+  return text;
+}
+
+/// The files a compile of `program` reads: the program file (unless it is
+/// standard input) and its weights files.
+static std::vector<std::string> compileInputs(const Program &program) {
+  std::vector<std::string> files;
+  if (program.file != kStdioPath && program.file != kStdinName)
+    files.push_back(program.file);
+  files.insert(files.end(), program.weightsFiles.begin(),
+               program.weightsFiles.end());
+  return files;
+}
+
+/// Queues --depfile's rule; false after reporting a path it cannot hold.
+static bool addDepfile(OutputFileSet &outputs, const CompileOptions &options,
+                       const std::string &outputPath, const Program &program,
+                       DiagnosticEngine &diags) {
+  if (options.depfilePath.empty())
+    return true;
+  auto text = formatDepfile(outputPath, compileInputs(program));
+  if (!text) {
+    diags.error(DiagCategory::Usage, "usage", "", Loc(),
+                llvm::toString(text.takeError()));
+    return false;
+  }
+  outputs.add(options.depfilePath, std::move(*text));
   return true;
 }
 
@@ -299,17 +372,32 @@ openCompileCache(const CompileOptions &options, const CheckedProgram &checked,
   return std::make_pair(std::move(*cache), cacheKey(key));
 }
 
-/// Writes the primary output, and the header and manifest if asked for.
+/// Queues the header, the C++ header and the manifest that are asked for.
+static void addDescriptions(OutputFileSet &outputs,
+                            const CompileOptions &options,
+                            const CacheArtifacts &artifacts,
+                            const Contract &contract,
+                            const ArtifactInfo &info) {
+  if (!options.headerPath.empty())
+    outputs.add(options.headerPath, artifacts.header);
+  if (!options.headerCxxPath.empty())
+    outputs.add(options.headerCxxPath,
+                emitCxxHeader(contract, info, artifacts.header));
+  if (!options.manifestPath.empty())
+    outputs.add(options.manifestPath, artifacts.manifest);
+}
+
+/// Writes the primary output and the descriptions and depfile asked for.
 static int writeArtifacts(const CompileOptions &options,
                           const std::string &outputPath,
                           const CacheArtifacts &artifacts,
-                          DiagnosticEngine &diags) {
+                          const CheckedProgram &checked,
+                          const ArtifactInfo &info, DiagnosticEngine &diags) {
   OutputFileSet outputs;
   outputs.add(outputPath, artifacts.primary);
-  if (!options.headerPath.empty())
-    outputs.add(options.headerPath, artifacts.header);
-  if (!options.manifestPath.empty())
-    outputs.add(options.manifestPath, artifacts.manifest);
+  addDescriptions(outputs, options, artifacts, checked.contract, info);
+  if (!addDepfile(outputs, options, outputPath, *checked.program, diags))
+    return diags.exitCode();
   if (llvm::Error err = outputs.commit())
     diags.error(DiagCategory::IO, "io-write", "", Loc(),
                 llvm::toString(std::move(err)));
@@ -325,6 +413,7 @@ static std::vector<std::string> compilePhases(const CompileOptions &options,
   if (usesCache)
     phases.push_back("cache-lookup");
   bool describes = !options.headerPath.empty() ||
+                   !options.headerCxxPath.empty() ||
                    !options.manifestPath.empty() || usesCache;
   if (options.emit == EmitKind::Regions) {
     phases.push_back("regions");
@@ -347,9 +436,7 @@ static std::vector<std::string> compilePhases(const CompileOptions &options,
   return phases;
 }
 
-/// Reports an error of resolveTargetSpec or createTargetMachine as a
-/// target error, with the notes of a TargetOptionError.
-static void reportTargetError(llvm::Error err, DiagnosticEngine &diags) {
+void txc::reportTargetError(llvm::Error err, DiagnosticEngine &diags) {
   llvm::handleAllErrors(
       std::move(err),
       [&](const TargetOptionError &error) {
@@ -488,7 +575,8 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
               cache->first.lookup(cache->second)) {
         lookup.stop();
         mlir::TimingScope write = root.nest("write");
-        return writeArtifacts(options, outputPath, *hit, diags);
+        return writeArtifacts(options, outputPath, *hit, *checked, info,
+                              diags);
       }
   }
 
@@ -502,6 +590,7 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   CacheArtifacts artifacts;
   bool primaryStreamed = false;
   bool describes = !options.headerPath.empty() ||
+                   !options.headerCxxPath.empty() ||
                    !options.manifestPath.empty() || cache.has_value();
   if (options.emit == EmitKind::Regions) {
     {
@@ -586,10 +675,9 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
     artifacts.manifest = emitManifest(contract, info);
     if (!primaryStreamed)
       outputs.add(outputPath, artifacts.primary);
-    if (!options.headerPath.empty())
-      outputs.add(options.headerPath, artifacts.header);
-    if (!options.manifestPath.empty())
-      outputs.add(options.manifestPath, artifacts.manifest);
+    addDescriptions(outputs, options, artifacts, contract, info);
+    if (!addDepfile(outputs, options, outputPath, program, diags))
+      return diags.exitCode();
     if (llvm::Error err = outputs.commit()) {
       diags.error(DiagCategory::IO, "io-write", "", Loc(),
                   llvm::toString(std::move(err)));

@@ -1,16 +1,24 @@
 //===- Execution.cpp - Compiling and loading programs in process ----------===//
 #include "txc/Driver/Execution.h"
 
+#include "llvm/TargetParser/Triple.h"
+
 using namespace txc;
 
 std::unique_ptr<CompiledProgram>
-txc::compileForThisMachine(Compiler &compiler, JitEngine &engine,
-                           const CheckedProgram &checked, unsigned optLevel,
-                           DiagnosticEngine &diags) {
-  auto spec = resolveTargetSpec("", "", "", optLevel);
+txc::compileAndLoad(Compiler &compiler, JitEngine &engine,
+                    const CheckedProgram &checked, llvm::StringRef triple,
+                    llvm::StringRef cpu, llvm::StringRef features,
+                    unsigned optLevel, DiagnosticEngine &diags) {
+  auto spec = resolveTargetSpec(triple, cpu, features, optLevel);
   if (!spec) {
+    reportTargetError(spec.takeError(), diags);
+    return nullptr;
+  }
+  if (!isHostTriple(llvm::Triple(spec->triple))) {
     diags.error(DiagCategory::Target, "target", "", Loc(),
-                llvm::toString(spec.takeError()));
+                "an object for " + spec->triple +
+                    " cannot run in this process; run it under an emulator");
     return nullptr;
   }
   std::optional<std::string> object =

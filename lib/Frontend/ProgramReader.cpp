@@ -935,6 +935,7 @@ bool ProgramReader::loadWeights(ConstantDecl &constant, const Loc &dtypeLoc,
   // a broken file is reported at the first constant that uses it.
   auto cached = weightsFiles.find(*resolved);
   if (cached == weightsFiles.end()) {
+    program->weightsFiles.push_back(*resolved);
     auto opened = WeightsFile::open(*resolved, constant.file,
                                     *WeightsFile::formatOf(constant.file));
     std::shared_ptr<WeightsFile> loaded;

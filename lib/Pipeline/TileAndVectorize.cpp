@@ -712,28 +712,33 @@ void Strategy::tileMatmul(linalg::LinalgOp op) {
   SmallVector<Operation *> panels = {op};
   if (bigN || bigK) {
     auto function = op->getParentOfType<func::FuncOp>();
-    llvm::DenseSet<Operation *> earlier;
-    function.walk([&](linalg::LinalgOp other) {
-      if (isMatmulLike(other) && other != op)
-        earlier.insert(other);
-    });
+    // The panels are found again by a mark that tiling copies to them: a
+    // set of the other matmuls' addresses could name a panel created
+    // where an op erased by canonicalization was (which panel is
+    // register-tiled then depended on the heap's layout).
+    constexpr StringLiteral kPanel = "txc.panel";
+    op->setAttr(kPanel, rewriter.getUnitAttr());
     SmallVector<int64_t> cache(sizes.size(), 0);
     cache[n] = bigN ? nc : 0;
     cache[k] = bigK ? kc : 0;
     SmallVector<int64_t> interchange =
         batched ? SmallVector<int64_t>{0, 2, 1, 3} : SmallVector<int64_t>{1, 0, 2};
     auto cached = tile(rewriter, op, cache, interchange);
-    if (failed(cached))
+    if (failed(cached)) {
+      op->removeAttr(kPanel);
       return;
+    }
     if (bigN)
       peel(rewriter, cached->loops[batched ? 1 : 0]);
     // Canonicalization may fold a panel loop with a single iteration away,
-    // so the panels are found as the matmuls that were not there before.
+    // so the panels are found by their mark, not from the tiling's result.
     canonicalize(function);
     panels.clear();
     function.walk([&](linalg::LinalgOp inner) {
-      if (isMatmulLike(inner) && !earlier.contains(inner) &&
-          inner->getParentOfType<scf::ForOp>())
+      if (!inner->hasAttr(kPanel))
+        return;
+      inner->removeAttr(kPanel);
+      if (isMatmulLike(inner) && inner->getParentOfType<scf::ForOp>())
         panels.push_back(inner);
     });
   }

@@ -101,6 +101,26 @@ typedef char txc_check_status_layout[(sizeof(txc_status) == )"
 )";
 }
 
+std::string txc::emitRuntimeHeader() {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << R"(/* txc_runtime.h: the definitions every header txc generates shares
+   (docs/abi.md): txc_tensor, txc_status, the dtype and status codes. For
+   code that handles tensors of any compiled program; a program's own
+   header defines the same (guarded by TXC_ABI_VERSION), so both can be
+   included. Written by txc's HeaderEmitter (emitRuntimeHeader). */
+#ifndef TXC_RUNTIME_H
+#define TXC_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+)";
+  emitCommonDefinitions(os);
+  os << "#endif /* TXC_RUNTIME_H */\n";
+  return text;
+}
+
 /// The workspace macros and the run entry point that takes a workspace.
 static void emitWorkspace(llvm::raw_ostream &os, const Contract &contract,
                           const ArtifactInfo &info, llvm::StringRef macro) {

@@ -9,6 +9,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -88,7 +89,9 @@ static llvm::Expected<ResolvedTarget> lookupTarget(llvm::StringRef triple) {
             ? ""
             : " (did you mean '" + suggestion +
                   (rest.empty() ? "" : "-" + rest.str()) + "'?)";
-    std::vector<std::string> notes = {"--target help lists the targets"};
+    std::vector<std::string> notes = {
+        "the targets are x86_64-linux-gnu and aarch64-linux-gnu (txc "
+        "targets describes them)"};
     if (!resolved.target)
       return targetOptionError("unknown target '" + resolved.triple +
                                    "': " + error + hint,
@@ -155,9 +158,35 @@ static llvm::Error checkFeatures(llvm::StringRef features,
                  ? std::string()
                  : " (did you mean '" + sign.str() + nearest + "'?)"),
         {"the features of " + resolved.triple + " are " +
-         llvm::join(valid, ", ") + " (--features help describes them)"});
+         llvm::join(valid, ", ") + " (txc targets " + resolved.triple +
+         " describes them)"});
   }
   return llvm::Error::success();
+}
+
+llvm::StringRef txc::defaultCPU(const llvm::Triple &triple) {
+  // x86-64-v2 (SSE4.2, POPCNT, CMPXCHG16B): every x86-64 server CPU since
+  // 2009 (Nehalem, Bulldozer), RHEL 9's baseline. AArch64's generic is
+  // ARMv8.0-A with NEON, which every AArch64 Linux machine has.
+  return triple.getArch() == llvm::Triple::x86_64 ? "x86-64-v2" : "generic";
+}
+
+bool txc::isHostTriple(const llvm::Triple &triple) {
+  llvm::Triple host(llvm::sys::getDefaultTargetTriple());
+  return triple.getArch() == host.getArch() && triple.getOS() == host.getOS();
+}
+
+/// This machine's exact features: a VM may hide some of the CPU model's.
+static std::string hostFeatures() {
+  llvm::SubtargetFeatures features;
+  llvm::StringMap<bool> flags = llvm::sys::getHostCPUFeatures();
+  std::vector<std::string> names;
+  for (const auto &flag : flags)
+    names.push_back((flag.second ? "+" : "-") + flag.first().str());
+  llvm::sort(names); // StringMap order is not deterministic
+  for (const std::string &name : names)
+    features.AddFeature(name);
+  return features.getString();
 }
 
 llvm::Expected<TargetSpec> txc::resolveTargetSpec(llvm::StringRef triple,
@@ -170,33 +199,17 @@ llvm::Expected<TargetSpec> txc::resolveTargetSpec(llvm::StringRef triple,
   TargetSpec spec;
   spec.optLevel = optLevel;
   spec.triple = resolved->triple;
-  llvm::Triple hostTriple(llvm::sys::getDefaultTargetTriple());
   llvm::Triple targetTriple(spec.triple);
-  bool isHost = targetTriple.getArch() == hostTriple.getArch() &&
-                targetTriple.getOS() == hostTriple.getOS();
-  if (cpu.empty() || cpu == "native") {
-    if (!isHost && cpu == "native")
+  if (cpu == "native") {
+    if (!isHostTriple(targetTriple))
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           "--cpu native is only valid when compiling for this machine");
-    if (isHost) {
-      spec.cpu = llvm::sys::getHostCPUName().str();
-      spec.hostCPU = true;
-      // The host's exact features: a VM may hide some of the CPU model's.
-      llvm::SubtargetFeatures hostFeatures;
-      llvm::StringMap<bool> flags = llvm::sys::getHostCPUFeatures();
-      std::vector<std::string> names;
-      for (const auto &flag : flags)
-        names.push_back((flag.second ? "+" : "-") + flag.first().str());
-      llvm::sort(names); // StringMap order is not deterministic
-      for (const std::string &name : names)
-        hostFeatures.AddFeature(name);
-      spec.features = hostFeatures.getString();
-    } else {
-      spec.cpu = "generic";
-    }
+    spec.cpu = llvm::sys::getHostCPUName().str();
+    spec.hostCPU = true;
+    spec.features = hostFeatures();
   } else {
-    spec.cpu = cpu.str();
+    spec.cpu = cpu.empty() ? defaultCPU(targetTriple).str() : cpu.str();
   }
   // Reject CPU names and features the target does not know instead of
   // silently falling back to a generic model.
@@ -205,7 +218,10 @@ llvm::Expected<TargetSpec> txc::resolveTargetSpec(llvm::StringRef triple,
     return targetOptionError(
         "unknown CPU '" + spec.cpu + "' for target '" + spec.triple + "'" +
             (tables ? didYouMean(spec.cpu, cpuNames(*tables)) : ""),
-        {"--cpu help lists the CPUs of " + spec.triple});
+        {"the CPUs of " + spec.triple + " are " +
+             (tables ? llvm::join(cpuNames(*tables), ", ") : "") +
+             "; 'native' is this machine's (txc targets " + spec.triple +
+             " lists them)"});
   if (!features.empty()) {
     if (llvm::Error err = checkFeatures(features, *resolved, *tables))
       return std::move(err);
@@ -407,12 +423,48 @@ static void defineTruncSFBF2(llvm::Module &module) {
   b.CreateRet(b.CreateBitCast(result, llvm::Type::getBFloatTy(context)));
 }
 
+/// Rewrites every select of bf16 values and every element extracted from a
+/// bf16 vector as the same operation on their bits (i16). InstCombine moves
+/// the bitcast of MLIR's expanded bf16 truncation (a select of the NaN and
+/// the rounded bits) in front of the select, and LLVM 19's AArch64
+/// instruction selection crashes (FoldConstantArithmetic, legalizing
+/// types) on such a select or extractelement of <1 x bfloat>
+/// (test/fuzz/repros/aarch64-bf16-vector1-crash.json).
+static void bfloatAsBits(llvm::Module &module) {
+  llvm::SmallVector<llvm::Instruction *> rewritten;
+  for (llvm::Function &function : module)
+    for (llvm::Instruction &inst : llvm::instructions(function))
+      if ((llvm::isa<llvm::SelectInst>(inst) &&
+           inst.getType()->getScalarType()->isBFloatTy()) ||
+          (llvm::isa<llvm::ExtractElementInst>(inst) &&
+           inst.getType()->isBFloatTy()))
+        rewritten.push_back(&inst);
+  for (llvm::Instruction *inst : rewritten) {
+    llvm::IRBuilder<> b(inst);
+    auto bits = [&](llvm::Value *value) {
+      return b.CreateBitCast(
+          value, value->getType()->getWithNewType(b.getInt16Ty()));
+    };
+    llvm::Value *result;
+    if (auto *select = llvm::dyn_cast<llvm::SelectInst>(inst))
+      result = b.CreateSelect(select->getCondition(),
+                              bits(select->getTrueValue()),
+                              bits(select->getFalseValue()));
+    else
+      result = b.CreateExtractElement(bits(inst->getOperand(0)),
+                                      inst->getOperand(1));
+    inst->replaceAllUsesWith(b.CreateBitCast(result, inst->getType()));
+    inst->eraseFromParent();
+  }
+}
+
 llvm::Error txc::emitMachineCode(llvm::Module &module,
                                  llvm::TargetMachine &machine,
                                  MachineCodeKind kind,
                                  llvm::raw_pwrite_stream &out) {
   disablePostRAScheduler();
   defineTruncSFBF2(module);
+  bfloatAsBits(module);
   if (llvm::verifyModule(module, &llvm::errs()))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "internal error: invalid LLVM IR");

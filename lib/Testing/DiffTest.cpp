@@ -25,8 +25,7 @@ DiffTester::create(llvm::raw_ostream &out) {
 
 bool DiffTester::makeInputSets(const CheckedProgram &checked,
                                const DiffTestOptions &options,
-                               std::vector<InputSet> &sets,
-                               DiagnosticEngine &diags) {
+                               InputSets &sets, DiagnosticEngine &diags) {
   const Contract &contract = checked.contract;
   if (!options.inputFiles.empty()) {
     // Inputs from files, matched by name; the guards may reject them.
@@ -44,15 +43,16 @@ bool DiffTester::makeInputSets(const CheckedProgram &checked,
       }
       paths[i] = path.str();
     }
-    InputSet set;
+    std::string label;
     for (size_t i = 0; i < paths.size(); ++i) {
       if (paths[i].empty()) {
         diags.error(DiagCategory::Usage, "difftest-input", "", Loc(),
                     "input '" + contract.inputs[i].name + "' is not given");
         return false;
       }
-      set.label += (i ? "," : "") + contract.inputs[i].name + "=" + paths[i];
+      label += (i ? "," : "") + contract.inputs[i].name + "=" + paths[i];
     }
+    std::vector<Tensor> tensors;
     for (const std::string &path : paths) {
       auto tensor = readNpyFile(path);
       if (!tensor) {
@@ -60,9 +60,10 @@ bool DiffTester::makeInputSets(const CheckedProgram &checked,
                     llvm::toString(tensor.takeError()));
         return false;
       }
-      set.tensors.push_back(std::move(*tensor));
+      tensors.push_back(std::move(*tensor));
     }
-    sets.push_back(std::move(set));
+    sets.labels.push_back(std::move(label));
+    sets.tensors.push_back(std::move(tensors));
     return true;
   }
 
@@ -81,12 +82,13 @@ bool DiffTester::makeInputSets(const CheckedProgram &checked,
                                  options.maxBytes);
   for (size_t k = 0; k < choices.size(); ++k) {
     const SymbolValues &choice = choices[k];
-    InputSet set;
     std::string values = formatSymbolValues(contract, choice.values);
-    set.label = (values.empty() ? "" : values + " ") + "(" + choice.label +
-                (choice.capped ? ", capped by --max-bytes" : "") + ")";
-    set.tensors = generateInputs(contract, choice.values, options.seed + k);
-    sets.push_back(std::move(set));
+    sets.labels.push_back((values.empty() ? "" : values + " ") + "(" +
+                          choice.label +
+                          (choice.capped ? ", capped by --max-bytes" : "") +
+                          ")");
+    sets.tensors.push_back(
+        generateInputs(contract, choice.values, options.seed + k));
   }
   return true;
 }
@@ -140,6 +142,68 @@ void DiffTester::compare(const CheckedProgram &checked,
   }
 }
 
+/// The object compiled for the options' target, linked and run under the
+/// emulator: every input set in one process.
+static std::optional<DiffTester::Outcomes>
+runEmulated(EmulatedRunner &runner, llvm::StringRef object,
+            const CheckedProgram &checked, llvm::StringRef name,
+            llvm::ArrayRef<std::vector<Tensor>> sets, DiagnosticEngine &diags) {
+  auto program = runner.load(object, checked.contract, name);
+  if (!program) {
+    diags.error(DiagCategory::Internal, "emulator", checked.program->file,
+                Loc(), llvm::toString(program.takeError()));
+    return std::nullopt;
+  }
+  auto outcomes = (*program)->runAll(sets);
+  if (!outcomes) {
+    // The process failed as a whole: every call failed with it.
+    std::string message = llvm::toString(outcomes.takeError());
+    DiffTester::Outcomes failed;
+    for (size_t i = 0; i < sets.size(); ++i)
+      failed.push_back(llvm::createStringError(message));
+    return failed;
+  }
+  return std::move(*outcomes);
+}
+
+std::optional<DiffTester::Outcomes>
+DiffTester::runCompiled(const CheckedProgram &checked, unsigned level,
+                        const DiffTestOptions &options, const InputSets &sets,
+                        DiagnosticEngine &diags) {
+  std::string name = checked.program->name + "-O" + std::to_string(level);
+  if (!options.emulate) {
+    std::unique_ptr<CompiledProgram> program =
+        compileAndLoad(compiler, *engine, checked, options.triple,
+                       options.cpu, options.features, level, diags);
+    if (!program)
+      return std::nullopt;
+    Outcomes outcomes;
+    for (const std::vector<Tensor> &inputs : sets.tensors)
+      outcomes.push_back(program->run(inputs));
+    return outcomes;
+  }
+  if (!emulated) {
+    auto runner = EmulatedRunner::create(options.emulator);
+    if (!runner) {
+      diags.error(DiagCategory::Internal, "emulator", "", Loc(),
+                  llvm::toString(runner.takeError()));
+      return std::nullopt;
+    }
+    emulated = std::move(*runner);
+  }
+  auto spec = resolveTargetSpec(options.triple, options.cpu, options.features,
+                                level);
+  if (!spec) {
+    reportTargetError(spec.takeError(), diags);
+    return std::nullopt;
+  }
+  std::optional<std::string> object =
+      compiler.compileObject(checked, *spec, diags);
+  if (!object)
+    return std::nullopt;
+  return runEmulated(*emulated, *object, checked, name, sets.tensors, diags);
+}
+
 bool DiffTester::testProgram(llvm::StringRef path,
                              const DiffTestOptions &options,
                              DiffTestSummary &summary,
@@ -148,33 +212,36 @@ bool DiffTester::testProgram(llvm::StringRef path,
   std::unique_ptr<CheckedProgram> checked = loadProgram(path, "", diags);
   if (!checked)
     return false;
-  std::vector<InputSet> sets;
+  InputSets sets;
   if (!makeInputSets(*checked, options, sets, diags))
     return false;
-  std::vector<std::unique_ptr<CompiledProgram>> compiled;
+  std::vector<Outcomes> compiled;
   for (unsigned level : options.optLevels) {
-    compiled.push_back(
-        compileForThisMachine(compiler, *engine, *checked, level, diags));
-    if (!compiled.back())
+    std::optional<Outcomes> outcomes =
+        runCompiled(*checked, level, options, sets, diags);
+    if (!outcomes)
       return false;
+    compiled.push_back(std::move(*outcomes));
   }
   const std::string &name = checked->program->name;
   bool ok = true;
-  for (const InputSet &set : sets) {
-    auto interpreted =
-        interpretProgram(*checked->program, checked->contract, set.tensors);
+  for (size_t s = 0; s < sets.labels.size(); ++s) {
+    auto interpreted = interpretProgram(*checked->program, checked->contract,
+                                        sets.tensors[s]);
     if (!interpreted) {
       diags.error(DiagCategory::Internal, "interpreter", path, Loc(),
-                  name + " " + set.label + ": " +
+                  name + " " + sets.labels[s] + ": " +
                       llvm::toString(interpreted.takeError()));
       ok = false;
+      for (Outcomes &level : compiled)
+        llvm::consumeError(level[s].takeError());
       continue;
     }
     for (size_t k = 0; k < options.optLevels.size(); ++k) {
       ++summary.runs;
-      std::string prefix =
-          name + " " + set.label + " -O" + std::to_string(options.optLevels[k]);
-      auto result = compiled[k]->run(set.tensors);
+      std::string prefix = name + " " + sets.labels[s] + " -O" +
+                           std::to_string(options.optLevels[k]);
+      llvm::Expected<ExecutionResult> &result = compiled[k][s];
       if (!result) {
         ++summary.mismatches;
         out << prefix << ": FAILED, " << llvm::toString(result.takeError())

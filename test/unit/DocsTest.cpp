@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "txc/Program/OpRegistry.h"
 #include "txc/Support/StatusCodes.h"
+#include "txc/Target/ArtifactInfo.h"
 #include "txc/Target/Imports.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -211,6 +212,27 @@ TEST(Docs, OpsSummaryTableAgreesWithOpsDef) {
         << "the attributes in the row " << row.str()
         << " of docs/ops.md are not those of Ops.def";
   }
+}
+
+/// An installed file that the compiler also generates must be what it
+/// generates now; on a difference the generated text is written to the
+/// current directory (build/test/unit), to be copied over the file.
+void expectGeneratedFile(const std::string &relativePath,
+                         const std::string &generated) {
+  if (readSource(relativePath) == generated)
+    return;
+  std::string name = llvm::sys::path::filename(relativePath).str();
+  std::error_code ec;
+  llvm::raw_fd_ostream os("expected-" + name, ec);
+  os << generated;
+  ADD_FAILURE() << relativePath
+                << " is not what txc generates; the generated text is in "
+                   "expected-" << name << " of the test's directory";
+}
+
+TEST(Docs, RuntimeHeaderIsGenerated) {
+  expectGeneratedFile("runtime/txc_runtime.h", emitRuntimeHeader());
+  expectGeneratedFile("runtime/txc_runtime.hpp", emitCxxRuntimeHeader());
 }
 
 TEST(Docs, ArchitectureNamesEveryPassOfThePipeline) {

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "txc/Testing/DiffTest.h"
+#include "../common/DiffTestTarget.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
@@ -55,6 +56,8 @@ int main(int argc, char **argv) {
                  "How errors are printed on stderr")
       ->check(CLI::IsMember({"text", "json", "sarif"}))
       ->capture_default_str();
+  DiffTestTarget target;
+  target.add(app, options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -63,6 +66,7 @@ int main(int argc, char **argv) {
   }
   if (!levels.empty())
     options.optLevels = levels;
+  target.apply(options);
 
   DiagnosticFormat format = diagnosticsFormat == "json" ? DiagnosticFormat::Json
                             : diagnosticsFormat == "sarif"

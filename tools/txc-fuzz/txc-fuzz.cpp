@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "txc/Testing/DiffTest.h"
+#include "../common/DiffTestTarget.h"
 #include "txc/Testing/Minimizer.h"
 #include "txc/Testing/ProgramGenerator.h"
 
@@ -170,6 +171,8 @@ int main(int argc, char **argv) {
                "Generate (and verify, and save with --save-programs) only");
   app.add_flag("-v,--verbose", verbose,
                "Print every difftest line, and each program's ops");
+  DiffTestTarget target;
+  target.add(app, options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
@@ -178,6 +181,7 @@ int main(int argc, char **argv) {
   }
   if (!levels.empty())
     options.optLevels = levels;
+  target.apply(options);
   if (genOptions.minOps < 1 || genOptions.maxOps < genOptions.minOps) {
     llvm::errs() << "txc-fuzz: error: need 1 <= --min-ops <= --max-ops\n";
     return 2;

@@ -116,8 +116,15 @@ int main(int argc, char **argv) {
                              "<program name>.<ext>)");
   compileCommand->add_option("--header", compile.headerPath,
                              "Also write the C header here");
+  compileCommand->add_option("--header-cxx", compile.headerCxxPath,
+                             "Also write the C++17 API (with the C header "
+                             "in it) here");
   compileCommand->add_option("--manifest", compile.manifestPath,
                              "Also write the constraint manifest here");
+  compileCommand->add_option("--depfile", compile.depfilePath,
+                             "Also write a Make rule listing the files the "
+                             "compile reads (the program, its weights "
+                             "files), as clang's -MD -MF");
   std::vector<std::string> emitNames;
   for (const EmitKindInfo &info : emitKinds())
     emitNames.push_back(info.name);
@@ -153,8 +160,9 @@ int main(int argc, char **argv) {
       ->multi_option_policy(lastWins);
   compileCommand
       ->add_option("--cpu", compile.cpu,
-                   "Target CPU, e.g. znver4, x86-64-v3, neoverse-n1 "
-                   "(default: this machine's; 'help' lists the target's)")
+                   "Target CPU, e.g. x86-64-v3, znver4, neoverse-n1, "
+                   "native (default: the target's portable CPU, x86-64-v2 "
+                   "or generic; 'help' lists the target's)")
       ->multi_option_policy(lastWins);
   compileCommand
       ->add_option("--features", compile.features,
@@ -242,6 +250,14 @@ int main(int argc, char **argv) {
   addWeightsDirOption(runCommand, run.allowedWeightDirs);
   addCommonOptions(runCommand, common);
 
+  std::string targetsTriple;
+  CLI::App *targetsCommand = app.add_subcommand(
+      "targets", "List the targets, their default CPUs and vector units "
+                 "(with a triple: its CPUs and features)");
+  targetsCommand->add_option("triple", targetsTriple,
+                             "A target triple, e.g. aarch64-linux-gnu");
+  addCommonOptions(targetsCommand, common);
+
   ToolCommands tools;
   tools.add(app, [&](CLI::App *command) { addCommonOptions(command, common); });
   ImportCommand imports;
@@ -295,6 +311,8 @@ int main(int argc, char **argv) {
     exitCode = runCheck(checkPath, diags, checkReader);
   } else if (*runCommand) {
     exitCode = runRun(run, diags);
+  } else if (*targetsCommand) {
+    exitCode = runTargets(targetsTriple, diags);
   } else if (std::optional<int> code = tools.run(diags)) {
     exitCode = *code;
   } else if (std::optional<int> code = imports.run(diags)) {

@@ -14,6 +14,7 @@
 #include "txc/Support/Diagnostics.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
 
 #include <memory>
 #include <optional>
@@ -50,6 +51,12 @@ struct CompileOptions {
   std::string outputPath; ///< "" = <program name>.<ext>, "-" = stdout
   std::string headerPath;
   std::string manifestPath;
+  /// --header-cxx: the C++17 API (docs/abi.md, "C++ API"), with the C
+  /// header in it.
+  std::string headerCxxPath;
+  /// --depfile: a Make rule naming the primary output and every file the
+  /// compile read (the program and its weights files), for build systems.
+  std::string depfilePath;
   EmitKind emit = EmitKind::Object;
   unsigned optLevel = 2;
   /// Threads of the compile (-j): 0 = one per available core, 1 = serial.
@@ -81,6 +88,14 @@ struct CompileOptions {
   std::optional<uint64_t> cacheMaxBytes;
 };
 
+/// The text of a dependency file in Make's format, as clang's -MD -MF
+/// writes it: `target: dep...`, then an empty rule for every dependency
+/// but the first (-MP), so that a weights file the program no longer reads
+/// can be deleted. Spaces, '#' and '$' are escaped; a path with a newline
+/// cannot be written (an error naming it).
+llvm::Expected<std::string>
+formatDepfile(llvm::StringRef target, llvm::ArrayRef<std::string> deps);
+
 /// A program read and verified, with its contract.
 struct CheckedProgram {
   std::unique_ptr<Program> program;
@@ -100,6 +115,14 @@ int runCheck(llvm::StringRef programPath, DiagnosticEngine &diags,
 
 /// `txc compile`. Returns the exit code.
 int runCompile(const CompileOptions &options, DiagnosticEngine &diags);
+
+/// Reports an error of resolveTargetSpec or createTargetMachine as a
+/// target error, with the notes of a TargetOptionError.
+void reportTargetError(llvm::Error err, DiagnosticEngine &diags);
+
+/// `txc targets [TRIPLE]`: the targets, their default CPUs and vector
+/// units, this machine's CPU; with a triple, its CPUs and features.
+int runTargets(llvm::StringRef triple, DiagnosticEngine &diags);
 
 struct RunOptions {
   std::string programPath;

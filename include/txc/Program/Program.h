@@ -173,6 +173,10 @@ struct Program {
   std::string name;
   std::string file;   ///< the path as given on the command line
   std::string sha256; ///< hex SHA-256 of the file's bytes ("" if built)
+  /// The weights files the program's constants read, as opened (resolved
+  /// against the program's directory), each once, in the order of first
+  /// use: with the program file, every file a compile reads (--depfile).
+  std::vector<std::string> weightsFiles;
   std::vector<Symbol> symbols;
   std::vector<ValueDecl> inputs;
   std::vector<ConstantDecl> constants;

@@ -32,6 +32,20 @@ struct ArtifactInfo {
 /// The C99 header declaring the artifact's entry points (docs/abi.md).
 std::string emitCHeader(const Contract &contract, const ArtifactInfo &info);
 
+/// The C++17 header of `txc compile --header-cxx` (docs/abi.md, "C++
+/// API"): `cHeader` (emitCHeader's text for the same artifact), then the
+/// C++ API wrapping its entry points.
+std::string emitCxxHeader(const Contract &contract, const ArtifactInfo &info,
+                          llvm::StringRef cHeader);
+
+/// txc_runtime.hpp, installed with txc (runtime/txc_runtime.hpp): the C++
+/// part every generated C++ header shares.
+std::string emitCxxRuntimeHeader();
+
+/// txc_runtime.h, installed with txc (runtime/txc_runtime.h): the part
+/// every generated C header shares.
+std::string emitRuntimeHeader();
+
 /// The constraint manifest as JSON text (docs/manifest.md).
 std::string emitManifest(const Contract &contract, const ArtifactInfo &info);
 

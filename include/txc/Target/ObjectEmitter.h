@@ -12,6 +12,7 @@
 
 namespace llvm {
 class LLVMContext;
+class Triple;
 class Module;
 class TargetMachine;
 class raw_pwrite_stream;
@@ -45,8 +46,18 @@ public:
   std::vector<std::string> notes;
 };
 
+/// The CPU of `--cpu` when none is given: a portable one, the same on every
+/// build machine, so that the object runs on every machine of the triple's
+/// architecture and does not depend on where it was built (docs/cli.md,
+/// "Targets"): x86-64-v2 for x86_64, generic for aarch64.
+llvm::StringRef defaultCPU(const llvm::Triple &triple);
+
+/// Whether code for `triple` runs on this machine (its architecture and OS).
+bool isHostTriple(const llvm::Triple &triple);
+
 /// Resolves the command line's target: an empty triple means the host's, an
-/// empty or "native" CPU means the host's CPU with its exact features.
+/// empty CPU the triple's defaultCPU, "native" the host's CPU with its
+/// exact features (only for the host's triple).
 /// Unknown triples, CPUs and features (checked before any target machine
 /// exists, so LLVM never warns about them) are TargetOptionErrors.
 llvm::Expected<TargetSpec> resolveTargetSpec(llvm::StringRef triple,

@@ -1,7 +1,8 @@
 //===- DiffTest.h - The interpreter against compiled code -------*- C++ -*-===//
 //
 // Differential testing of the compiler: runs a program with the reference
-// interpreter and with the object `txc compile` emits (loaded in process),
+// interpreter and with the object `txc compile` emits (loaded in process,
+// or for another target linked and run under an emulator),
 // on the same inputs, at several optimization levels, and compares every
 // output within the tolerances of Tolerance.h. When either side reports a
 // status instead of outputs (a guard, or a runtime check such as an index
@@ -25,6 +26,7 @@
 #include "txc/Driver/Compiler.h"
 #include "txc/Interp/Tensor.h"
 #include "txc/JIT/Jit.h"
+#include "txc/Testing/EmulatedRunner.h"
 #include "txc/Support/Diagnostics.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -44,6 +46,14 @@ struct DiffTestOptions {
   std::vector<std::string> symbolSets;
   /// NAME=FILE.npy for every input; replaces generated inputs (one run).
   std::vector<std::string> inputFiles;
+  /// What the objects are compiled for (txc compile's --target, --cpu,
+  /// --features; empty: its defaults).
+  std::string triple, cpu, features;
+  /// Objects are linked with `emulator.cc` and run under
+  /// `emulator.emulator` (EmulatedRunner.h) instead of in process: for
+  /// another architecture, or a CPU this machine may not have.
+  bool emulate = false;
+  EmulatorOptions emulator;
 };
 
 struct DiffTestSummary {
@@ -55,6 +65,9 @@ struct DiffTestSummary {
 
 class DiffTester {
 public:
+  /// The result of each call of one compiled object.
+  using Outcomes = std::vector<llvm::Expected<ExecutionResult>>;
+
   /// Lines go to `out`.
   static llvm::Expected<std::unique_ptr<DiffTester>>
   create(llvm::raw_ostream &out);
@@ -69,13 +82,21 @@ public:
 private:
   explicit DiffTester(llvm::raw_ostream &out) : out(out) {}
 
-  struct InputSet {
-    std::string label;
-    std::vector<Tensor> tensors;
+  /// The inputs of each run, and how the output lines name them.
+  struct InputSets {
+    std::vector<std::string> labels;
+    std::vector<std::vector<Tensor>> tensors;
   };
   bool makeInputSets(const CheckedProgram &checked,
-                     const DiffTestOptions &options,
-                     std::vector<InputSet> &sets, DiagnosticEngine &diags);
+                     const DiffTestOptions &options, InputSets &sets,
+                     DiagnosticEngine &diags);
+  /// Compiles the program at `level` for the options' target and runs it
+  /// on every input set; nullopt after reporting a compile or load failure.
+  std::optional<Outcomes> runCompiled(const CheckedProgram &checked,
+                                      unsigned level,
+                                      const DiffTestOptions &options,
+                                      const InputSets &sets,
+                                      DiagnosticEngine &diags);
   void compare(const CheckedProgram &checked, const std::string &prefix,
                const ExecutionResult &interpreted,
                const ExecutionResult &compiled, DiffTestSummary &summary);
@@ -83,6 +104,8 @@ private:
   llvm::raw_ostream &out;
   Compiler compiler;
   std::unique_ptr<JitEngine> engine;
+  /// Created at the first emulated run.
+  std::unique_ptr<EmulatedRunner> emulated;
 };
 
 } // namespace txc
