@@ -39,7 +39,7 @@
 #define TXC_E_SYMBOL_MISMATCH 8 /* a dimension disagrees with the value of its symbols */
 #define TXC_E_BUFFER_TOO_SMALL 9 /* a buffer is smaller than the tensor it holds */
 #define TXC_E_ALIAS 10 /* an output overlaps an input or another output */
-#define TXC_E_INDEX_OUT_OF_RANGE 11 /* an index read by gather or embedding is out of range */
+#define TXC_E_INDEX_OUT_OF_RANGE 11 /* an index of an indexing op (gather, scatter, ...) is out of range */
 
 /* txc_status.tensor_kind */
 #define TXC_TENSOR_NONE 0
