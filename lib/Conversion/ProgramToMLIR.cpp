@@ -436,8 +436,15 @@ LogicalResult MLIRGen::callRegions(const RegionPlan &plan,
         loc(nodes[region.firstNode].loc, nodes[region.firstNode].name);
     for (const std::string &output : region.outputs) {
       Value dest = outputDests.lookup(output);
+      // A new buffer per destination: an alloc_tensor, unlike an empty
+      // tensor, is never merged with another by CSE, which made two
+      // outputs of one call the same buffer (each written over the other).
+      const TensorType &type = valueTypes.lookup(output);
       operands.push_back(dest ? dest
-                              : emptyTensor(valueTypes.lookup(output), at));
+                              : b.create<bufferization::AllocTensorOp>(
+                                     at, cast<RankedTensorType>(tensorType(type)),
+                                     dynamicDims(type, at))
+                                    .getResult());
     }
     auto call = b.create<func::CallOp>(at, functions[region.function],
                                        operands);
