@@ -3,7 +3,13 @@
 ops, and the samples/linear region in-process against the MLIR/LLVM tools.
 
     bench/compile_time.py [--txc build-bench/bin/txc] [--runs 3]
-                          [--sizes 10,100,1000] [--out build-bench/compile_time.json]
+                          [--sizes 10,100,1000] [--opt 2,0] [--jobs 1]
+                          [--family repeating,distinct]
+                          [--out build-bench/compile_time.json]
+
+Two families of programs: *repeating* (the same ten-op block, so the
+regions of its layers are compiled once) and *distinct* (every block has its
+own widths, so nothing can be shared).
 
 Each compile is a fresh `txc compile --time-report=json` process; its peak
 RSS comes from wait4() on that process alone. Figures are medians over
@@ -27,7 +33,7 @@ HIDDEN = 128
 ACTIVATIONS = ("gelu", "relu", "tanh", "silu")
 
 
-def generate_program(num_ops, name):
+def generate_program(num_ops, name, family="repeating"):
     """A transformer-MLP-like stack of exactly `num_ops` nodes on a symbolic
     batch B: per block of ten ops
 
@@ -45,8 +51,21 @@ def generate_program(num_ops, name):
     Every layer has its own weights, passed as inputs (so the program text
     and the entry point's argument list grow with the layers as they would
     for a real model, without megabytes of constant data). A trailing
-    partial block is cut short; the last node is the output."""
-    inputs = [{"name": "X", "dtype": "f32", "shape": ["B", WIDTH]}]
+    partial block is cut short; the last node is the output.
+
+    In the *distinct* family, block l maps width d_l = 32 + l to
+    d_{l+1} (hidden width 2·d_l) and its `add` adds a bias vector instead of
+    the residual, so that no two blocks have the same shapes and no region
+    can be shared."""
+    distinct = family == "distinct"
+
+    def width(l):
+        return 32 + l if distinct else WIDTH
+
+    def hidden(l):
+        return 2 * width(l) if distinct else HIDDEN
+
+    inputs = [{"name": "X", "dtype": "f32", "shape": ["B", width(0)]}]
     nodes = []
     x = "X"
 
@@ -65,16 +84,19 @@ def generate_program(num_ops, name):
     while len(nodes) < num_ops:
         l = layer
         act = ACTIVATIONS[l % len(ACTIVATIONS)]
+        d_in, d_hidden = width(l), hidden(l)
+        d = width(l + 1)
+        residual = (lambda: inp(f"c_{l}", [d])) if distinct else (lambda: x)
         steps = [
-            lambda: node(f"h{l}", "linear", [x, inp(f"W1_{l}", [HIDDEN, WIDTH]),
-                                             inp(f"b1_{l}", [HIDDEN])]),
+            lambda: node(f"h{l}", "linear", [x, inp(f"W1_{l}", [d_hidden, d_in]),
+                                             inp(f"b1_{l}", [d_hidden])]),
             lambda: node(f"a{l}", act, [f"h{l}"]),
-            lambda: node(f"o{l}", "linear", [f"a{l}", inp(f"W2_{l}", [WIDTH, HIDDEN]),
-                                             inp(f"b2_{l}", [WIDTH])]),
-            lambda: node(f"r{l}", "add", [f"o{l}", x]),
-            lambda: node(f"n{l}", "layer_norm", [f"r{l}", inp(f"g_{l}", [WIDTH]),
-                                                 inp(f"beta_{l}", [WIDTH])]),
-            lambda: node(f"s{l}", "mul", [f"n{l}", inp(f"scale_{l}", [WIDTH])]),
+            lambda: node(f"o{l}", "linear", [f"a{l}", inp(f"W2_{l}", [d, d_hidden]),
+                                             inp(f"b2_{l}", [d])]),
+            lambda: node(f"r{l}", "add", [f"o{l}", residual()]),
+            lambda: node(f"n{l}", "layer_norm", [f"r{l}", inp(f"g_{l}", [d]),
+                                                 inp(f"beta_{l}", [d])]),
+            lambda: node(f"s{l}", "mul", [f"n{l}", inp(f"scale_{l}", [d])]),
             lambda: node(f"t{l}", "tanh", [f"s{l}"]),
             lambda: node(f"p{l}", "softmax", [f"t{l}"]),
             lambda: node(f"q{l}", "sub", [f"p{l}", f"n{l}"]),
@@ -90,7 +112,7 @@ def generate_program(num_ops, name):
         "format": "txc.program",
         "version": 1,
         "name": name,
-        "description": f"compile-time benchmark: {num_ops} ops "
+        "description": f"compile-time benchmark: {num_ops} ops, {family} "
                        f"(bench/compile_time.py)",
         "symbols": [{"name": "B", "min": 1, "max": 4096}],
         "inputs": inputs,
@@ -192,15 +214,39 @@ PHASES = [
     ("<rest>", "rest (not in a phase)"),
     ("<total>", "total (time report)"),
     ("<process>", "process wall time"),
+    ("<process-cpu>", "process CPU time (user + system)"),
 ]
 
 
-def compile_once(txc, program, opt, workdir, limits):
+class Config:
+    """One column set of the report: a program family, an optimization
+    level and a thread count (`txc compile -j`)."""
+
+    def __init__(self, family, opt, jobs):
+        self.family, self.opt, self.jobs = family, opt, jobs
+
+    def key(self, n):
+        return f"{self.family}/O{self.opt}/j{self.jobs}/{n}"
+
+    def title(self):
+        return f"{self.family} programs, -O{self.opt} -j{self.jobs}"
+
+
+def configs(families, opts, jobs):
+    return [Config(f, o, j) for f in families for o in opts for j in jobs]
+
+
+def compile_once(txc, program, config, workdir, limits):
     out = os.path.join(workdir, "out.o")
+    start_cpu = os.times()
     wall, rss, err = run_measured(
-        [txc, "compile", program, f"-O{opt}", "-o", out, "--no-cache",
-         "--header", os.path.join(workdir, "out.h"), "--time-report=json"],
+        [txc, "compile", program, f"-O{config.opt}", f"-j{config.jobs}", "-o",
+         out, "--no-cache", "--header", os.path.join(workdir, "out.h"),
+         "--time-report=json"],
         **limits)
+    end_cpu = os.times()
+    cpu = (end_cpu.children_user - start_cpu.children_user +
+           end_cpu.children_system - start_cpu.children_system)
     # The report is the last JSON line on stderr (warnings may precede it).
     report = None
     for line in reversed(err.splitlines()):
@@ -215,31 +261,34 @@ def compile_once(txc, program, opt, workdir, limits):
     flat["<rest>"] = report["rest_seconds"]
     flat["<total>"] = report["total_seconds"]
     flat["<process>"] = wall
+    flat["<process-cpu>"] = cpu
     flat["<rss_kib>"] = rss
     flat["<object_bytes>"] = os.path.getsize(out)
     return flat
 
 
-def measure_sizes(txc, sizes, opts, runs, workdir, limits):
-    """{"O<opt>/<n>": {phase: median seconds, ...} or {"failed": why}}. A
-    size that fails (timeout, memory cap) is not repeated, and the larger
-    sizes at that level are skipped: they would fail too."""
+def measure_sizes(txc, sizes, config_list, runs, workdir, limits):
+    """{"<family>/O<opt>/j<jobs>/<n>": {phase: median seconds, ...} or
+    {"failed": why}}. A size that fails (timeout, memory cap) is not
+    repeated, and the larger sizes of that configuration are skipped: they
+    would fail too."""
     data = {}
-    for opt in opts:
+    for config in config_list:
         failed = None
         for n in sizes:
-            key = f"O{opt}/{n}"
+            key = config.key(n)
             if failed:
                 data[key] = {"failed": f"skipped ({failed} at fewer ops)"}
                 continue
-            program = os.path.join(workdir, f"ops{n}.json")
+            program = os.path.join(workdir, f"{config.family}{n}.json")
             with open(program, "w") as f:
-                json.dump(generate_program(n, f"ops{n}"), f)
-            print(f"  -O{opt} {n} ops ...", file=sys.stderr, flush=True)
+                json.dump(generate_program(n, f"ops{n}", config.family), f)
+            print(f"  {config.title()}: {n} ops ...", file=sys.stderr,
+                  flush=True)
             results = []
             try:
                 for _ in range(runs):
-                    results.append(compile_once(txc, program, opt, workdir,
+                    results.append(compile_once(txc, program, config, workdir,
                                                 limits))
             except CompileFailed as e:
                 failed = str(e)
@@ -264,11 +313,11 @@ def growth(t_small, t_big):
     return f"{t_big / t_small:.1f}×"
 
 
-def report_sizes(data, sizes, opts):
+def report_sizes(data, sizes, config_list):
     small, big = sizes[-2], sizes[-1]
     factor = big / small
-    for opt in opts:
-        runs = [data[f"O{opt}/{n}"] for n in sizes]
+    for config in config_list:
+        runs = [data[config.key(n)] for n in sizes]
         ok = [r for r in runs if "failed" not in r]
 
         def cells(key, scale=1.0, fmt=fmt_ms):
@@ -281,7 +330,8 @@ def report_sizes(data, sizes, opts):
                 return "—"
             return growth(a.get(key, 0.0), b.get(key, 0.0))
 
-        print(f"\n### -O{opt}: milliseconds per phase (median of the runs)\n")
+        print(f"\n### {config.title()}: milliseconds per phase (median of "
+              f"the runs)\n")
         print("| phase | " + " | ".join(f"{n} ops" for n in sizes) +
               f" | {big}/{small} (linear: {factor:g}×) |")
         print("|---|" + "---|" * (len(sizes) + 1))
@@ -297,7 +347,7 @@ def report_sizes(data, sizes, opts):
                                lambda v: f"{v:.0f}")) + " | |")
         for n, r in zip(sizes, runs):
             if "failed" in r:
-                print(f"\n{n} ops at -O{opt}: {r['failed']}.")
+                print(f"\n{n} ops ({config.title()}): {r['failed']}.")
         if not ok:
             continue
 
@@ -306,8 +356,8 @@ def report_sizes(data, sizes, opts):
         last = ok[-1]
         passes = sorted((k for k in last if k.startswith("pass:")),
                         key=lambda k: -last[k])[:12]
-        print(f"\nMLIR passes at -O{opt} (summed over the stages they run "
-              f"in), slowest first:\n")
+        print(f"\nMLIR passes ({config.title()}, summed over the stages "
+              f"they run in), slowest first:\n")
         print("| pass | " + " | ".join(f"{n} ops" for n in sizes) +
               f" | {big}/{small} |")
         print("|---|" + "---|" * (len(sizes) + 1))
@@ -328,6 +378,30 @@ def report_sizes(data, sizes, opts):
                 worse.append(f"{label} ({t_big / t_small:.1f}×)")
         print("\nGrowing worse than linearly (more than 1.5× the op ratio): " +
               (", ".join(worse) if worse else "none") + ".")
+
+
+def report_summary(data, sizes, config_list):
+    """One row per configuration: the process wall time at each size (the
+    figures the issue's targets name), and the growth from the second
+    largest to the largest size."""
+    print("\n### Summary: process wall time, seconds (median)\n")
+    print("| family | -O | -j | " + " | ".join(f"{n} ops" for n in sizes) +
+          " | CPU at largest | peak RSS at largest (MiB) | growth |")
+    print("|---|---|---|" + "---|" * (len(sizes) + 3))
+    for config in config_list:
+        runs = [data[config.key(n)] for n in sizes]
+        cells = [f"{r['<process>']:.2f}" if "failed" not in r else "failed"
+                 for r in runs]
+        ok = [r for r in runs if "failed" not in r]
+        last = ok[-1] if ok else None
+        grow = "—"
+        if len(sizes) >= 2 and all("failed" not in r for r in runs[-2:]):
+            grow = (f"{runs[-1]['<process>'] / runs[-2]['<process>']:.1f}× "
+                    f"for {sizes[-1] / sizes[-2]:g}× the ops")
+        print(f"| {config.family} | {config.opt} | {config.jobs} | " +
+              " | ".join(cells) +
+              (f" | {last['<process-cpu>']:.2f} | {last['<rss_kib>'] / 1024:.0f}"
+               if last else " | — | —") + f" | {grow} |")
 
 
 def tool(name):
@@ -417,6 +491,10 @@ def main():
     parser.add_argument("--sizes", default="10,100,1000")
     parser.add_argument("--opt", default="2,0",
                         help="optimization levels, comma-separated")
+    parser.add_argument("--jobs", default="1",
+                        help="thread counts (txc compile -j), comma-separated")
+    parser.add_argument("--family", default="repeating,distinct",
+                        help="program families: repeating, distinct")
     parser.add_argument("--out", default=os.path.join(root, "build-bench",
                                                       "compile_time.json"))
     parser.add_argument("--timeout", type=float, default=300,
@@ -427,26 +505,37 @@ def main():
                         help="print the generated program of N ops and exit")
     args = parser.parse_args()
     if args.emit_program:
-        json.dump(generate_program(args.emit_program, f"ops{args.emit_program}"),
+        json.dump(generate_program(args.emit_program, f"ops{args.emit_program}",
+                                   args.family.split(",")[0]),
                   sys.stdout, indent=1)
         print()
         return
     sizes = [int(s) for s in args.sizes.split(",")]
     opts = [int(s) for s in args.opt.split(",")]
+    jobs = [int(s) for s in args.jobs.split(",")]
+    families = args.family.split(",")
+    for family in families:
+        if family not in ("repeating", "distinct"):
+            sys.exit(f"error: unknown family '{family}' "
+                     "(valid: repeating, distinct)")
+    config_list = configs(families, opts, jobs)
     txc = os.path.abspath(args.txc)
     limits = {"timeout": args.timeout,
               "max_memory": int(args.max_memory_gib * 2**30)}
     with tempfile.TemporaryDirectory(prefix="txc-ctime-") as workdir:
-        data = measure_sizes(txc, sizes, opts, args.runs, workdir, limits)
+        data = measure_sizes(txc, sizes, config_list, args.runs, workdir,
+                             limits)
         linear = measure_linear_vs_tools(txc, args.runs, workdir, limits)
     print(f"## Compile time ({os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.1f}, {args.runs} runs each)")
+    report_summary(data, sizes, config_list)
     if len(sizes) >= 2:
-        report_sizes(data, sizes, opts)
+        report_sizes(data, sizes, config_list)
     report_linear(linear)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
-        json.dump({"sizes": sizes, "opt_levels": opts, "runs": args.runs,
+        json.dump({"sizes": sizes, "opt_levels": opts, "jobs": jobs,
+                   "families": families, "runs": args.runs,
                    "load_average": os.getloadavg()[0],
                    "phases": data, "linear_vs_tools": linear}, f, indent=1,
                   sort_keys=True)
