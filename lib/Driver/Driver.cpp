@@ -404,6 +404,14 @@ static int writeArtifacts(const CompileOptions &options,
   return diags.exitCode();
 }
 
+/// Whether the compile writes a description of the artifact (a header, a
+/// manifest, or a cache entry holding both), which needs the workspace size
+/// even when the primary output stops before bufferization.
+static bool describesArtifact(const CompileOptions &options, bool usesCache) {
+  return !options.headerPath.empty() || !options.headerCxxPath.empty() ||
+         !options.manifestPath.empty() || usesCache;
+}
+
 /// The top-level phases of a compile with these options, in the order they
 /// run (docs/architecture.md, "The compile job"): what the status line
 /// counts. A cache hit goes from cache-lookup to write.
@@ -412,9 +420,7 @@ static std::vector<std::string> compilePhases(const CompileOptions &options,
   std::vector<std::string> phases = {"frontend", "weights"};
   if (usesCache)
     phases.push_back("cache-lookup");
-  bool describes = !options.headerPath.empty() ||
-                   !options.headerCxxPath.empty() ||
-                   !options.manifestPath.empty() || usesCache;
+  bool describes = describesArtifact(options, usesCache);
   if (options.emit == EmitKind::Regions) {
     phases.push_back("regions");
     if (describes)
@@ -589,9 +595,7 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   OutputFileSet outputs;
   CacheArtifacts artifacts;
   bool primaryStreamed = false;
-  bool describes = !options.headerPath.empty() ||
-                   !options.headerCxxPath.empty() ||
-                   !options.manifestPath.empty() || cache.has_value();
+  bool describes = describesArtifact(options, cache.has_value());
   if (options.emit == EmitKind::Regions) {
     {
       mlir::TimingScope regions = root.nest("regions");
