@@ -3,7 +3,10 @@
 // The entry points are generated directly as LLVM IR: they only move scalars
 // between the C descriptors and the kernel's memref arguments, and LLVM IR
 // gives exact control over what the per-call path costs (a few compares and
-// branches, all marked unlikely to fail).
+// branches, all marked unlikely to fail). The guards themselves are constant
+// tables (GuardTable.h) checked by one interpreter loop, so that the code
+// LLVM optimizes does not grow with the contract; small contracts are also
+// checked inline, which keeps the cost of a call that passes at a few loads.
 //
 //===----------------------------------------------------------------------===//
 #include "txc/Target/AbiEmitter.h"
