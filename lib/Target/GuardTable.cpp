@@ -25,7 +25,9 @@ struct CodeOps {
       --depth;
     return depth;
   }
-  unsigned constant(int64_t value) { return emit(GuardCodeOp::Constant, value); }
+  unsigned constant(int64_t value) {
+    return emit(GuardCodeOp::Constant, value);
+  }
   unsigned symbol(uint32_t id) { return emit(GuardCodeOp::Symbol, id); }
   unsigned add(unsigned, unsigned) { return emit(GuardCodeOp::Add, 0); }
   unsigned mul(unsigned, unsigned) { return emit(GuardCodeOp::Mul, 0); }
@@ -56,9 +58,8 @@ public:
     llvm::StringRef rest = text;
     while (!rest.empty()) {
       size_t open = rest.find('{');
-      size_t close = open == llvm::StringRef::npos
-                         ? llvm::StringRef::npos
-                         : rest.find('}', open);
+      size_t close = open == llvm::StringRef::npos ? llvm::StringRef::npos
+                                                   : rest.find('}', open);
       if (close == llvm::StringRef::npos) {
         addText(rest);
         break;

@@ -53,10 +53,9 @@ unsigned depthOf(llvm::ArrayRef<int64_t> code, size_t start) {
 }
 
 TEST(GuardTable, CodeEvaluatesLikeShapeExpr) {
-  const char *texts[] = {"B",          "7",           "B*B-1",
-                         "(S+3)//4",   "S%3+2*B",     "4*M*B",
-                         "M/8+S",      "-S+3",        "((B*S-7)//3)%5",
-                         "B*S*M+M//3", "(S-9)//4*B", "0"};
+  const char *texts[] = {
+      "B",     "7",    "B*B-1",          "(S+3)//4",   "S%3+2*B",    "4*M*B",
+      "M/8+S", "-S+3", "((B*S-7)//3)%5", "B*S*M+M//3", "(S-9)//4*B", "0"};
   Contract contract;
   for (const char *text : texts) {
     Guard g;
