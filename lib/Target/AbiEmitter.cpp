@@ -3,11 +3,17 @@
 // The entry points are generated directly as LLVM IR: they only move scalars
 // between the C descriptors and the kernel's memref arguments, and LLVM IR
 // gives exact control over what the per-call path costs (a few compares and
-// branches, all marked unlikely to fail).
+// branches, all marked unlikely to fail). The guards themselves are constant
+// tables (GuardTable.h) checked by one interpreter loop, so that the code
+// LLVM optimizes does not grow with the contract; small contracts are also
+// checked inline, which keeps the cost of a call that passes at a few loads.
 //
 //===----------------------------------------------------------------------===//
 #include "txc/Target/AbiEmitter.h"
+#include "GuardInterpreter.h"
+#include "IRExprOps.h"
 #include "txc/Pipeline/Workspace.h"
+#include "txc/Target/GuardTable.h"
 #include "txc/Target/Weights.h"
 
 #include "llvm/IR/Constants.h"
@@ -41,9 +47,11 @@ struct GuardSink {
   BasicBlock *unsafe = nullptr;
 };
 
-/// Past this many alias guards, each checks its pairs in loops (and
-/// branches; below it, the pairs are unrolled and combined branch-free).
-static constexpr size_t kMaxUnrolledAliasGuards = 32;
+/// Up to this many descriptor guards, an entry point checks them inline,
+/// branch-free (the fast path of small contracts: a few loads and
+/// compares); past it, by calling the table interpreter, whose IR does not
+/// grow with the guards.
+static constexpr size_t kMaxInlineGuards = 64;
 
 /// Where the kernel's workspace comes from in an entry point.
 enum class WorkspaceSource {
@@ -58,12 +66,10 @@ public:
                     const WeightsPlan *weights, uint64_t workspaceBytes)
       : module(module), context(module.getContext()), contract(contract),
         kernel(kernel), weights(weights), workspaceBytes(workspaceBytes),
-        i32(Type::getInt32Ty(context)),
-        i64(Type::getInt64Ty(context)), i128(Type::getIntNTy(context, 128)),
-        ptr(PointerType::getUnqual(context)),
-        numAliasGuards(llvm::count_if(contract.guards, [](const Guard &g) {
-          return g.kind == GuardKind::NoAlias;
-        })) {}
+        i32(Type::getInt32Ty(context)), i64(Type::getInt64Ty(context)),
+        i128(Type::getIntNTy(context, 128)),
+        ptr(PointerType::getUnqual(context)), table(buildGuardTable(contract)) {
+  }
 
   /// <p>_run and <p>_run_with_workspace, or their variants with weights.
   void emitRun();
@@ -75,10 +81,6 @@ private:
   struct CallState {
     SmallVector<Value *> symbols;
     SmallVector<Value *> inputBytes, outputBytes;
-    /// The byte counts in stack arrays, for alias checks done in loops:
-    /// allocated by the first, filled up to the tensors checked so far.
-    Value *inputBytesArray = nullptr, *outputBytesArray = nullptr;
-    unsigned storedInputBytes = 0, storedOutputBytes = 0;
   };
 
   /// An entry point with the arguments of <p>_run, and the workspace's
@@ -114,12 +116,6 @@ private:
   /// The NoAlias guard `g` of an output over [start, start + bytes).
   void emitAliasGuard(IRBuilder<> &b, GuardSink &sink, const Guard &g,
                       Value *inputs, Value *outputs, CallState &state);
-  /// Its checks against tensors [0, count) of `array` in a loop: with
-  /// hundreds of outputs, the pairs unrolled are tens of thousands of
-  /// branches, on which LLVM's register allocation goes quadratic.
-  void emitAliasLoop(IRBuilder<> &b, GuardSink &sink, const Guard &g,
-                     Value *start, Value *end, Value *bytes, Value *array,
-                     Value *bytesArray, unsigned count, TensorSide side);
   /// [start, end) of `bytes` and [otherStart, +otherBytes) share a byte
   /// (empty ranges overlap nothing).
   Value *overlaps(IRBuilder<> &b, Value *start, Value *end, Value *bytes,
@@ -131,9 +127,22 @@ private:
                        b.CreateAnd(b.CreateICmpULT(start, otherEnd),
                                    b.CreateICmpULT(otherStart, end)));
   }
-  /// Stores the byte counts known so far into the stack arrays.
-  void storeByteCounts(IRBuilder<> &b, CallState &state, unsigned outputs);
-  Function *emitReportingGuards(StringRef name, bool checkOutputs);
+  /// The guard interpreter, `<p>_run.guards` (GuardInterpreter.h), emitted
+  /// on first use.
+  Function *guardInterpreter();
+  /// The descriptor guards an entry point checks (with or without those
+  /// about outputs).
+  size_t countCheckedGuards(bool checkOutputs) const;
+  /// Checks the guards by calling the interpreter: returns its code and
+  /// binds the symbols in `state` from what it computed.
+  Value *callGuardInterpreter(IRBuilder<> &b, ArrayRef<Value *> args,
+                              bool checkOutputs, CallState &state);
+  /// The guards of an entry point, branching to `passed` when they pass.
+  void emitInlineGuards(IRBuilder<> &b, ArrayRef<Value *> args,
+                        bool checkOutputs, CallState &state,
+                        BasicBlock *passed);
+  void emitTableGuards(IRBuilder<> &b, ArrayRef<Value *> args,
+                       bool checkOutputs, CallState &state, BasicBlock *passed);
   void emitEntryPoint(StringRef name, bool checkOutputs, bool runKernel,
                       WorkspaceSource source = WorkspaceSource::None);
   void writeOutputShapes(IRBuilder<> &b, Value *outputs, CallState &state);
@@ -180,9 +189,8 @@ private:
   uint64_t workspaceBytes;
   Type *i32, *i64, *i128;
   PointerType *ptr;
-  size_t numAliasGuards; ///< decides whether alias guards branch (failIf)
-  /// emitReportingGuards' functions, without and with the output guards.
-  Function *reportingGuards[2] = {nullptr, nullptr};
+  GuardTable table;
+  Function *interpreter = nullptr;
 };
 
 } // namespace
@@ -247,13 +255,7 @@ void EntryPointEmitter::failIf(IRBuilder<> &b, GuardSink &sink, Value *failed,
     bool protectsLoads =
         g.kind == GuardKind::InputCount || g.kind == GuardKind::OutputCount ||
         g.kind == GuardKind::InputsArray || g.kind == GuardKind::OutputsArray;
-    // Alias guards grow with the square of the tensor count; thousands of
-    // them in one branch-free block take LLVM's register coalescer minutes
-    // (100 outputs: 5000 pairs, 30k instructions). Past a few, they branch
-    // (from loops: emitAliasLoop).
-    bool manyAliasGuards = g.kind == GuardKind::NoAlias &&
-                           numAliasGuards > kMaxUnrolledAliasGuards;
-    if (!protectsLoads && !manyAliasGuards) {
+    if (!protectsLoads) {
       sink.anyFailed = b.CreateOr(sink.anyFailed, failed);
       return;
     }
@@ -290,45 +292,6 @@ void EntryPointEmitter::failWith(IRBuilder<> &b, FailExit &exit, Value *failed,
   exit.actual->addIncoming(actual, from);
   b.SetInsertPoint(next);
 }
-
-namespace {
-/// ShapeExpr::fold operations in LLVM IR, with the semantics of
-/// evaluateGuards (Contract.cpp): sums and products wrap in `type` (i64 or
-/// i128; no nsw: an expanded polynomial may have intermediate terms that
-/// wrap although the value itself is in range, e.g. S*T-S near 2^47);
-/// divisions are done on i64 (their operands fit, as the verifier proved,
-/// and an i128 division would be a call to __divti3).
-struct IRExprOps {
-  IRBuilder<> &b;
-  ArrayRef<Value *> symbols; ///< i64 values
-  Type *type;
-
-  Value *constant(int64_t value) { return ConstantInt::get(type, value, true); }
-  Value *symbol(uint32_t id) { return b.CreateSExt(symbols[id], type); }
-  Value *add(Value *x, Value *y) { return b.CreateAdd(x, y); }
-  Value *mul(Value *x, Value *y) { return b.CreateMul(x, y); }
-  Value *exactDiv(Value *x, int64_t d) {
-    return widen(b.CreateSDiv(narrow(x), b.getInt64(d)));
-  }
-  Value *floorDiv(Value *x, int64_t d) {
-    // floor(x/d) for d > 0: the truncated quotient, minus 1 when the
-    // remainder is negative.
-    Value *narrowed = narrow(x);
-    Value *quotient = b.CreateSDiv(narrowed, b.getInt64(d));
-    Value *negative =
-        b.CreateICmpSLT(b.CreateSRem(narrowed, b.getInt64(d)), b.getInt64(0));
-    return widen(b.CreateSub(quotient, b.CreateZExt(negative, b.getInt64Ty())));
-  }
-  Value *mod(Value *x, int64_t d) {
-    Value *remainder = b.CreateSRem(narrow(x), b.getInt64(d));
-    Value *negative = b.CreateICmpSLT(remainder, b.getInt64(0));
-    return widen(b.CreateSelect(negative, b.CreateAdd(remainder, b.getInt64(d)),
-                                remainder));
-  }
-  Value *narrow(Value *x) { return b.CreateTrunc(x, b.getInt64Ty()); }
-  Value *widen(Value *x) { return b.CreateSExt(x, type); }
-};
-} // namespace
 
 Value *EntryPointEmitter::evaluate(IRBuilder<> &b, const ShapeExpr &expr,
                                    ArrayRef<Value *> symbols, Type *type) {
@@ -464,15 +427,6 @@ void EntryPointEmitter::emitAliasGuard(IRBuilder<> &b, GuardSink &sink,
                             AbiLayout::kTensorData),
                        i64);
   Value *end = b.CreateAdd(start, bytes);
-  if (numAliasGuards > kMaxUnrolledAliasGuards) {
-    storeByteCounts(b, state, unsigned(g.tensor));
-    emitAliasLoop(b, sink, g, start, end, bytes, inputs, state.inputBytesArray,
-                  contract.inputs.size(), TensorSide::Input);
-    emitAliasLoop(b, sink, g, start, end, bytes, outputs,
-                  state.outputBytesArray, unsigned(g.tensor),
-                  TensorSide::Output);
-    return;
-  }
   auto checkAgainst = [&](Value *array, unsigned index, Value *otherBytes,
                           TensorSide otherSide) {
     Value *other = descriptor(b, array, index);
@@ -485,66 +439,6 @@ void EntryPointEmitter::emitAliasGuard(IRBuilder<> &b, GuardSink &sink,
     checkAgainst(inputs, i, state.inputBytes[i], TensorSide::Input);
   for (unsigned o = 0; o < unsigned(g.tensor); ++o)
     checkAgainst(outputs, o, state.outputBytes[o], TensorSide::Output);
-}
-
-void EntryPointEmitter::storeByteCounts(IRBuilder<> &b, CallState &state,
-                                        unsigned outputs) {
-  if (!state.inputBytesArray) {
-    BasicBlock &entry = b.GetInsertBlock()->getParent()->getEntryBlock();
-    IRBuilder<> allocas(&entry, entry.begin());
-    auto array = [&](size_t count, const char *name) {
-      return allocas.CreateAlloca(ArrayType::get(i64, std::max<size_t>(count, 1)),
-                                  nullptr, name);
-    };
-    state.inputBytesArray = array(contract.inputs.size(), "input_bytes");
-    state.outputBytesArray = array(contract.outputs.size(), "output_bytes");
-  }
-  auto store = [&](Value *array, unsigned index, Value *value) {
-    b.CreateStore(value, b.CreateConstInBoundsGEP1_64(i64, array, index));
-  };
-  for (; state.storedInputBytes < contract.inputs.size();
-       ++state.storedInputBytes)
-    store(state.inputBytesArray, state.storedInputBytes,
-          state.inputBytes[state.storedInputBytes]);
-  for (; state.storedOutputBytes < outputs; ++state.storedOutputBytes)
-    store(state.outputBytesArray, state.storedOutputBytes,
-          state.outputBytes[state.storedOutputBytes]);
-}
-
-void EntryPointEmitter::emitAliasLoop(IRBuilder<> &b, GuardSink &sink,
-                                      const Guard &g, Value *start, Value *end,
-                                      Value *bytes, Value *array,
-                                      Value *bytesArray, unsigned count,
-                                      TensorSide side) {
-  if (count == 0)
-    return;
-  Function *function = b.GetInsertBlock()->getParent();
-  BasicBlock *before = b.GetInsertBlock();
-  BasicBlock *loop = BasicBlock::Create(context, "alias.loop", function);
-  BasicBlock *done = BasicBlock::Create(context, "alias.done", function);
-  b.CreateBr(loop);
-  b.SetInsertPoint(loop);
-  PHINode *index = b.CreatePHI(i64, 2, "other");
-  index->addIncoming(c64(0), before);
-  Value *other = b.CreateInBoundsGEP(
-      b.getInt8Ty(), array, b.CreateMul(index, c64(AbiLayout::kTensorSize)));
-  Value *otherStart =
-      b.CreatePtrToInt(load(b, ptr, other, AbiLayout::kTensorData), i64);
-  Value *otherBytes =
-      b.CreateLoad(i64, b.CreateInBoundsGEP(i64, bytesArray, index));
-  Value *overlap = overlaps(b, start, end, bytes, otherStart, otherBytes);
-  failIf(b, sink, overlap, g, c64(int64_t(side)), index, c64(0));
-  Value *next = b.CreateAdd(index, c64(1));
-  index->addIncoming(next, b.GetInsertBlock());
-  BranchInst *backedge =
-      b.CreateCondBr(b.CreateICmpULT(next, c64(count)), loop, done);
-  // Unrolled, the loop would be the straight-line code it replaces.
-  MDNode *noUnroll = MDNode::get(
-      context, MDString::get(context, "llvm.loop.unroll.disable"));
-  MDNode *loopId = MDNode::getDistinct(context, {nullptr, noUnroll});
-  loopId->replaceOperandWith(0, loopId);
-  backedge->setMetadata(LLVMContext::MD_loop, loopId);
-  b.SetInsertPoint(done);
 }
 
 void EntryPointEmitter::writeOutputShapes(IRBuilder<> &b, Value *outputs,
@@ -683,37 +577,59 @@ void EntryPointEmitter::checkKernelStatus(IRBuilder<> &b, FailExit &exit,
   }
 }
 
-/// The guards alone, reporting the first failure in the status: the slow
-/// path of the entry points, taken only when some guard fails.
-Function *EntryPointEmitter::emitReportingGuards(StringRef name,
-                                                 bool checkOutputs) {
-  Function *function = createEntryPoint(name);
-  function->setLinkage(GlobalValue::InternalLinkage);
-  function->addFnAttr(Attribute::NoInline);
-  function->addFnAttr(Attribute::Cold);
-  BasicBlock *entry = BasicBlock::Create(context, "entry", function);
-  FailExit exit = createFailExit(function, function->getArg(4));
-  GuardSink sink;
-  sink.exit = &exit;
-  IRBuilder<> b(entry);
-  CallState state;
-  emitGuards(b, sink, function->getArg(0), function->getArg(1),
-             function->getArg(2), function->getArg(3), checkOutputs, state);
-  b.CreateRet(c32(0));
-  return function;
-}
-
 /// An entry point. Its guards are checked branch-free (one combined
 /// condition): a call that passes them costs a few loads and compares.
 /// When any fails, the reporting guards find the first failing one and fill
 /// the status.
+Function *EntryPointEmitter::guardInterpreter() {
+  // Small contracts call it only when a guard failed.
+  if (!interpreter)
+    interpreter = emitGuardInterpreter(
+        module, contract, table,
+        /*cold=*/countCheckedGuards(/*checkOutputs=*/true) <= kMaxInlineGuards);
+  return interpreter;
+}
+
+size_t EntryPointEmitter::countCheckedGuards(bool checkOutputs) const {
+  return llvm::count_if(table.rows, [&](const GuardRow &row) {
+    return checkOutputs || row.side != int32_t(TensorSide::Output);
+  });
+}
+
+Value *EntryPointEmitter::callGuardInterpreter(IRBuilder<> &b,
+                                               ArrayRef<Value *> args,
+                                               bool checkOutputs,
+                                               CallState &state) {
+  Function *function = b.GetInsertBlock()->getParent();
+  IRBuilder<> entry(&function->getEntryBlock(),
+                    function->getEntryBlock().begin());
+  Type *arrayType =
+      ArrayType::get(i64, std::max<size_t>(contract.symbols.size(), 1));
+  Value *symbols = entry.CreateAlloca(arrayType, nullptr, "symbols");
+  SmallVector<Value *> callArgs(args.begin(), args.begin() + 5);
+  callArgs.append({symbols, c32(checkOutputs)});
+  Value *code = b.CreateCall(guardInterpreter(), callArgs, "guards");
+  state.symbols.assign(contract.symbols.size(), nullptr);
+  state.inputBytes.assign(contract.inputs.size(), nullptr);
+  state.outputBytes.assign(contract.outputs.size(), nullptr);
+  // A symbol is bound by its range guard (the first use in the inputs).
+  // The values are only used once every guard passed: the interpreter then
+  // wrote them.
+  for (const Guard &g : contract.guards)
+    if (g.kind == GuardKind::SymbolRange &&
+        (checkOutputs || g.side != TensorSide::Output))
+      state.symbols[g.symbol] = b.CreateLoad(
+          i64, b.CreateConstInBoundsGEP2_64(arrayType, symbols, 0, g.symbol),
+          contract.symbols[g.symbol].name);
+  return code;
+}
+
+/// An entry point. Small contracts check their guards inline, branch-free
+/// (one combined condition): a call that passes them costs a few loads and
+/// compares; when any fails, the interpreter finds the first failing one and
+/// fills the status. Larger ones call the interpreter directly.
 void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
-                                       bool runKernel,
-                                       WorkspaceSource source) {
-  // The run entry points share one (they check the same guards).
-  Function *&report = reportingGuards[checkOutputs];
-  if (!report)
-    report = emitReportingGuards((name + ".guards").str(), checkOutputs);
+                                       bool runKernel, WorkspaceSource source) {
   Function *function =
       createEntryPoint(name, source == WorkspaceSource::Caller);
   Value *status = function->getArg(4);
@@ -721,14 +637,7 @@ void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
   for (unsigned i = 0; i < 5; ++i)
     args.push_back(function->getArg(i));
   BasicBlock *entry = BasicBlock::Create(context, "entry", function);
-  BasicBlock *unsafe = BasicBlock::Create(context, "guards.unsafe", function);
-  BasicBlock *failed = BasicBlock::Create(context, "guards.failed", function);
   BasicBlock *passed = BasicBlock::Create(context, "guards.passed", function);
-  {
-    // Counts or arrays are wrong: nothing else may be loaded.
-    IRBuilder<> b(unsafe);
-    b.CreateRet(b.CreateCall(report, args));
-  }
   IRBuilder<> b(entry);
   Value *workspace = nullptr;
   if (source == WorkspaceSource::Caller) {
@@ -737,24 +646,11 @@ void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
     FailExit exit = createFailExit(function, status);
     emitWorkspaceChecks(b, exit, workspace, function->getArg(6));
   }
-  GuardSink sink;
-  sink.anyFailed = b.getFalse();
-  sink.unsafe = unsafe;
   CallState state;
-  emitGuards(b, sink, function->getArg(0), function->getArg(1),
-             function->getArg(2), function->getArg(3), checkOutputs, state);
-  b.CreateCondBr(sink.anyFailed, failed, passed,
-                 MDBuilder(context).createUnlikelyBranchWeights());
-  {
-    // The reporting guards agree with the combined condition; should they
-    // ever find nothing, the call proceeds as if all passed.
-    IRBuilder<> fb(failed);
-    Value *code = fb.CreateCall(report, args);
-    BasicBlock *done = BasicBlock::Create(context, "guards.report", function);
-    fb.CreateCondBr(fb.CreateICmpNE(code, c32(0)), done, passed);
-    IRBuilder<> db(done);
-    db.CreateRet(code);
-  }
+  if (countCheckedGuards(checkOutputs) <= kMaxInlineGuards)
+    emitInlineGuards(b, args, checkOutputs, state, passed);
+  else
+    emitTableGuards(b, args, checkOutputs, state, passed);
   b.SetInsertPoint(passed);
   // A failed allocation, like a failed guard, leaves the outputs alone.
   Value *allocation = nullptr;
@@ -777,6 +673,46 @@ void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
     }
   }
   writeSuccess(b, status);
+}
+
+void EntryPointEmitter::emitInlineGuards(IRBuilder<> &b, ArrayRef<Value *> args,
+                                         bool checkOutputs, CallState &state,
+                                         BasicBlock *passed) {
+  Function *function = b.GetInsertBlock()->getParent();
+  BasicBlock *unsafe = BasicBlock::Create(context, "guards.unsafe", function);
+  BasicBlock *failed = BasicBlock::Create(context, "guards.failed", function);
+  {
+    // Counts or arrays are wrong: nothing else may be loaded.
+    IRBuilder<> ub(unsafe);
+    CallState unused;
+    ub.CreateRet(callGuardInterpreter(ub, args, checkOutputs, unused));
+  }
+  GuardSink sink;
+  sink.anyFailed = b.getFalse();
+  sink.unsafe = unsafe;
+  emitGuards(b, sink, args[0], args[1], args[2], args[3], checkOutputs, state);
+  b.CreateCondBr(sink.anyFailed, failed, passed,
+                 MDBuilder(context).createUnlikelyBranchWeights());
+  // The interpreter agrees with the combined condition; should it ever find
+  // nothing, the call proceeds as if all passed.
+  IRBuilder<> fb(failed);
+  CallState unused;
+  Value *code = callGuardInterpreter(fb, args, checkOutputs, unused);
+  BasicBlock *done = BasicBlock::Create(context, "guards.report", function);
+  fb.CreateCondBr(fb.CreateICmpNE(code, c32(0)), done, passed);
+  IRBuilder<> db(done);
+  db.CreateRet(code);
+}
+
+void EntryPointEmitter::emitTableGuards(IRBuilder<> &b, ArrayRef<Value *> args,
+                                        bool checkOutputs, CallState &state,
+                                        BasicBlock *passed) {
+  Function *function = b.GetInsertBlock()->getParent();
+  Value *code = callGuardInterpreter(b, args, checkOutputs, state);
+  BasicBlock *failed = BasicBlock::Create(context, "guards.failed", function);
+  b.CreateCondBr(b.CreateICmpNE(code, c32(0)), failed, passed,
+                 MDBuilder(context).createUnlikelyBranchWeights());
+  IRBuilder<>(failed).CreateRet(code);
 }
 
 void EntryPointEmitter::emitRun() {
@@ -852,11 +788,18 @@ void EntryPointEmitter::emitRunWithWeights(StringRef name,
     workspace = function->getArg(7);
     emitWorkspaceChecks(b, exit, workspace, function->getArg(8));
   }
-  GuardSink sink;
-  sink.exit = &exit;
   CallState state;
-  emitGuards(b, sink, inputs, numInputs, outputs, numOutputs,
-             /*checkOutputs=*/true, state);
+  if (countCheckedGuards(/*checkOutputs=*/true) <= kMaxInlineGuards) {
+    GuardSink sink;
+    sink.exit = &exit;
+    emitGuards(b, sink, inputs, numInputs, outputs, numOutputs,
+               /*checkOutputs=*/true, state);
+  } else {
+    BasicBlock *passed = BasicBlock::Create(context, "guards.passed", function);
+    emitTableGuards(b, {inputs, numInputs, outputs, numOutputs, status},
+                    /*checkOutputs=*/true, state, passed);
+    b.SetInsertPoint(passed);
+  }
   if (source == WorkspaceSource::Malloc)
     workspace = allocateWorkspace(b, exit, allocation);
   writeOutputShapes(b, outputs, state);
@@ -965,50 +908,6 @@ void EntryPointEmitter::emitOutputShapes() {
 //===----------------------------------------------------------------------===//
 // The error message function
 //===----------------------------------------------------------------------===//
-
-namespace {
-/// A guard's message template as a printf format and the status fields it
-/// reads, in order.
-struct PrintfMessage {
-  std::string format;
-  std::vector<std::string> fields;
-};
-
-bool mentionsDType(const Guard &guard) {
-  return llvm::StringRef(guard.message).contains("{actual_dtype}");
-}
-
-/// {actual_dtype} becomes a %s of the dtype's name, or (`dtypeKnown`
-/// false) "dtype code %lld" of actual: the two forms of dtypeCodeText.
-PrintfMessage toPrintf(const Guard &guard, bool dtypeKnown) {
-  PrintfMessage result;
-  std::string text = guard.message + " [guard " + std::to_string(guard.id) +
-                     ": " + guard.expression + "]";
-  llvm::StringRef rest = text;
-  while (!rest.empty()) {
-    size_t open = rest.find('{');
-    for (char c : rest.substr(0, open)) {
-      result.format += c;
-      if (c == '%')
-        result.format += '%';
-    }
-    if (open == llvm::StringRef::npos)
-      break;
-    size_t close = rest.find('}', open);
-    std::string field = rest.slice(open + 1, close).str();
-    if (field == "actual_dtype" && !dtypeKnown) {
-      result.format += "dtype code %lld";
-      field = "actual";
-    } else {
-      result.format += field == "other" || field == "actual_dtype" ? "%s"
-                                                                  : "%lld";
-    }
-    result.fields.push_back(field);
-    rest = rest.substr(close + 1);
-  }
-  return result;
-}
-} // namespace
 
 void EntryPointEmitter::emitErrorMessage() {
   FunctionType *type = FunctionType::get(i32, {ptr, ptr, i64}, false);
@@ -1125,21 +1024,20 @@ void EntryPointEmitter::emitErrorMessage() {
   }
 
   // The {other} name of alias failures: inputs first, then outputs.
-  GlobalVariable *table = nullptr;
+  GlobalVariable *nameTable = nullptr;
   ArrayType *tableType =
       ArrayType::get(ptr, contract.inputs.size() + contract.outputs.size());
   auto otherNameValue = [&](IRBuilder<> &at) -> Value * {
-    if (!table) {
+    if (!nameTable) {
       std::vector<Constant *> names;
       for (const ContractTensor &input : contract.inputs)
         names.push_back(at.CreateGlobalStringPtr("input '" + input.name + "'"));
       for (const ContractTensor &output : contract.outputs)
         names.push_back(
             at.CreateGlobalStringPtr("output '" + output.name + "'"));
-      table = new GlobalVariable(module, tableType, /*isConstant=*/true,
-                                 GlobalValue::PrivateLinkage,
-                                 ConstantArray::get(tableType, names),
-                                 "tensor_names");
+      nameTable = new GlobalVariable(
+          module, tableType, /*isConstant=*/true, GlobalValue::PrivateLinkage,
+          ConstantArray::get(tableType, names), "tensor_names");
     }
     Value *kind = fields[0], *index = fields[1];
     auto inRange = [&](TensorSide side, size_t count) {
@@ -1157,7 +1055,8 @@ void EntryPointEmitter::emitErrorMessage() {
         at.CreateSelect(validOutput,
                         at.CreateAdd(index, c64(contract.inputs.size())),
                         c64(0)));
-    Value *entryPtr = at.CreateInBoundsGEP(tableType, table, {c64(0), slot});
+    Value *entryPtr =
+        at.CreateInBoundsGEP(tableType, nameTable, {c64(0), slot});
     Value *name = at.CreateLoad(ptr, entryPtr);
     return at.CreateSelect(at.CreateOr(validInput, validOutput), name,
                            at.CreateGlobalStringPtr("another tensor"));
@@ -1188,47 +1087,16 @@ void EntryPointEmitter::emitErrorMessage() {
         ptr, at.CreateInBoundsGEP(dtypeTableType, dtypeTable, {c64(0), slot}));
     return at.CreateSelect(inRange, name, ConstantPointerNull::get(ptr));
   };
-  auto printGuard = [&](IRBuilder<> &at, const Guard &guard,
-                        Value *dtypeName) {
-    PrintfMessage message = toPrintf(guard, dtypeName != nullptr);
-    SmallVector<Value *> args;
-    for (const std::string &name : message.fields) {
-      if (name == "expected_min")
-        args.push_back(fields[0]);
-      else if (name == "expected_max")
-        args.push_back(fields[1]);
-      else if (name == "actual")
-        args.push_back(fields[2]);
-      else if (name == "actual_dtype")
-        args.push_back(dtypeName);
-      else
-        args.push_back(otherNameValue(at));
-    }
-    print(at, message.format, args);
-  };
-
   BasicBlock *byGuard = BasicBlock::Create(context, "by_guard", function);
   b.CreateCondBr(b.CreateICmpEQ(code, c32(0)), byCode, byGuard);
   IRBuilder<> gb(byGuard);
-  SwitchInst *guards = gb.CreateSwitch(guardId, byCode);
-  for (const Guard &guard : contract.guards) {
-    BasicBlock *block = BasicBlock::Create(context, "guard", function);
-    guards->addCase(cast<ConstantInt>(c32(guard.id)), block);
-    IRBuilder<> kb(block);
-    if (!mentionsDType(guard)) {
-      printGuard(kb, guard, nullptr);
-      continue;
-    }
-    // A code that is no dtype has no name: its number is printed.
-    Value *name = dtypeNameValue(kb);
-    BasicBlock *known = BasicBlock::Create(context, "known_dtype", function);
-    BasicBlock *unknown =
-        BasicBlock::Create(context, "unknown_dtype", function);
-    kb.CreateCondBr(kb.CreateIsNull(name), unknown, known);
-    IRBuilder<> knownB(known), unknownB(unknown);
-    printGuard(knownB, guard, name);
-    printGuard(unknownB, guard, nullptr);
-  }
+  BasicBlock *message = BasicBlock::Create(context, "guard", function);
+  gb.CreateCondBr(
+      gb.CreateICmpULT(guardId, c32(int32_t(contract.guards.size()))), message,
+      byCode);
+  IRBuilder<> mb(message);
+  emitGuardMessage(mb, contract, table, guardId, buffer, size, fields,
+                   otherNameValue, dtypeNameValue);
 }
 
 Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
