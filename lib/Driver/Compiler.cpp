@@ -5,6 +5,7 @@
 #include "txc/Pipeline/Workspace.h"
 #include "txc/Target/AbiEmitter.h"
 #include "txc/Target/Imports.h"
+#include "txc/Target/PartitionedOptimizer.h"
 #include "txc/Target/Weights.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -233,6 +234,31 @@ Compiler::lowerToMLIR(const CheckedProgram &checked, MLIRStage last,
   return module;
 }
 
+/// The roots of the LLVM partitions (optimizeInPartitions): the region
+/// functions (`<prefix>_region<k>`) and the entry points' out-of-line,
+/// cold guard reporting functions, the largest ones of the entry points.
+/// Both are noinline: splitting them from their callers inlines nothing
+/// less.
+static std::vector<std::string>
+partitionRoots(const llvm::Module &module, const Contract &contract) {
+  std::string prefix = regionFunctionName(contract, 0);
+  prefix.pop_back();
+  std::vector<std::string> names;
+  for (const llvm::Function &function : module) {
+    llvm::StringRef name = function.getName();
+    unsigned index;
+    bool region = name.consume_front(prefix) &&
+                  !name.getAsInteger(10, index) &&
+                  function.getName() == regionFunctionName(contract, index);
+    bool coldGuards = function.hasLocalLinkage() &&
+                      function.hasFnAttribute(llvm::Attribute::NoInline) &&
+                      function.hasFnAttribute(llvm::Attribute::Cold);
+    if (!function.isDeclaration() && (region || coldGuards))
+      names.push_back(function.getName().str());
+  }
+  return names;
+}
+
 std::unique_ptr<llvm::Module> Compiler::buildLLVMModule(
     const CheckedProgram &checked, llvm::LLVMContext &llvmContext,
     llvm::TargetMachine &machine, const PipelineOptions &options,
@@ -275,7 +301,16 @@ std::unique_ptr<llvm::Module> Compiler::buildLLVMModule(
   }
   {
     mlir::TimingScope optimize = timing.nest("llvm-optimize");
-    optimizeLLVMModule(*llvmModule, machine, options.optLevel);
+    std::vector<std::string> roots = partitionRoots(*llvmModule, contract);
+    auto optimized = optimizeInPartitions(std::move(llvmModule), roots,
+                                          machine, options.optLevel,
+                                          threads.get(), optimize);
+    if (!optimized) {
+      diags.error(DiagCategory::Internal, "internal", program.file, Loc(),
+                  llvm::toString(optimized.takeError()));
+      return nullptr;
+    }
+    llvmModule = std::move(*optimized);
   }
   finalizeWeightGlobals(*llvmModule, weights);
   return llvmModule;

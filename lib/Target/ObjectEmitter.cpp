@@ -308,6 +308,21 @@ txc::createTargetMachine(const TargetSpec &spec) {
   return machine;
 }
 
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+txc::cloneTargetMachine(const llvm::TargetMachine &machine) {
+  std::unique_ptr<llvm::TargetMachine> clone(
+      machine.getTarget().createTargetMachine(
+          machine.getTargetTriple().str(), machine.getTargetCPU(),
+          machine.getTargetFeatureString(), machine.Options,
+          machine.getRelocationModel(), machine.getCodeModel(),
+          machine.getOptLevel()));
+  if (!clone)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot create a target machine for '%s'",
+                                   machine.getTargetTriple().str().c_str());
+  return clone;
+}
+
 llvm::Expected<std::unique_ptr<llvm::Module>>
 txc::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
                        llvm::TargetMachine &machine,

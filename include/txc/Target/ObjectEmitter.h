@@ -76,6 +76,12 @@ llvm::Expected<std::string> describeFeatures(llvm::StringRef triple);
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const TargetSpec &spec);
 
+/// A target machine like `machine` (target, CPU, features, options,
+/// levels) for another thread: one target machine is not thread safe (it
+/// caches subtargets as functions ask for them).
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+cloneTargetMachine(const llvm::TargetMachine &machine);
+
 /// Translates a module in the LLVM dialect to LLVM IR for `machine`.
 llvm::Expected<std::unique_ptr<llvm::Module>>
 translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
