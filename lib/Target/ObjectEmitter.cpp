@@ -16,6 +16,9 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Transforms/IPO/DeadArgumentElimination.h"
+#include "llvm/Transforms/IPO/GlobalDCE.h"
+#include "llvm/Transforms/IPO/GlobalOpt.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -340,8 +343,11 @@ txc::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
   return llvmModule;
 }
 
-void txc::optimizeLLVMModule(llvm::Module &module,
-                             llvm::TargetMachine &machine, unsigned optLevel) {
+/// Runs the module pipeline `build` makes on `module`, with the analyses of
+/// the target and a C library of only the functions of Imports.def.
+static void runModulePipeline(
+    llvm::Module &module, llvm::TargetMachine &machine, unsigned optLevel,
+    llvm::function_ref<llvm::ModulePassManager(llvm::PassBuilder &)> build) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -360,14 +366,34 @@ void txc::optimizeLLVMModule(llvm::Module &module,
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::OptimizationLevel level = optLevel == 0   ? llvm::OptimizationLevel::O0
-                                  : optLevel == 1 ? llvm::OptimizationLevel::O1
-                                  : optLevel == 2 ? llvm::OptimizationLevel::O2
-                                                  : llvm::OptimizationLevel::O3;
-  llvm::ModulePassManager passes =
-      optLevel == 0 ? builder.buildO0DefaultPipeline(level)
-                    : builder.buildPerModuleDefaultPipeline(level);
-  passes.run(module, mam);
+  build(builder).run(module, mam);
+}
+
+void txc::optimizeLLVMModule(llvm::Module &module,
+                             llvm::TargetMachine &machine, unsigned optLevel) {
+  runModulePipeline(module, machine, optLevel, [&](llvm::PassBuilder &builder) {
+    llvm::OptimizationLevel level =
+        optLevel == 0   ? llvm::OptimizationLevel::O0
+        : optLevel == 1 ? llvm::OptimizationLevel::O1
+        : optLevel == 2 ? llvm::OptimizationLevel::O2
+                        : llvm::OptimizationLevel::O3;
+    return optLevel == 0 ? builder.buildO0DefaultPipeline(level)
+                         : builder.buildPerModuleDefaultPipeline(level);
+  });
+}
+
+void txc::optimizeAcrossFunctions(llvm::Module &module,
+                                  llvm::TargetMachine &machine,
+                                  unsigned optLevel) {
+  if (optLevel == 0)
+    return;
+  runModulePipeline(module, machine, optLevel, [](llvm::PassBuilder &) {
+    llvm::ModulePassManager passes;
+    passes.addPass(llvm::DeadArgumentEliminationPass());
+    passes.addPass(llvm::GlobalOptPass());
+    passes.addPass(llvm::GlobalDCEPass());
+    return passes;
+  });
 }
 
 /// Turns off LLVM's post-register-allocation list scheduler (the

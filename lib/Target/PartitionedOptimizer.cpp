@@ -243,11 +243,8 @@ static std::string optimizePartition(std::string &bitcode,
   return "";
 }
 
-/// Local again what was externalized; then the locals nothing uses any
-/// more (a constant whose loads a partition folded) are deleted, as the
-/// whole module's optimization would have.
-static void restoreLocals(llvm::Module &module, const Split &split,
-                          unsigned optLevel) {
+/// Local again what was externalized.
+static void restoreLocals(llvm::Module &module, const Split &split) {
   for (const Externalized &value : split.externalized) {
     llvm::GlobalValue *global = module.getNamedValue(value.name);
     if (!global)
@@ -255,23 +252,6 @@ static void restoreLocals(llvm::Module &module, const Split &split,
     global->setLinkage(value.linkage);
     global->setVisibility(value.visibility);
     global->setDSOLocal(value.dsoLocal);
-  }
-  if (optLevel == 0)
-    return;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (llvm::GlobalValue &global :
-         llvm::make_early_inc_range(module.global_values())) {
-      if (!global.hasLocalLinkage())
-        continue;
-      global.removeDeadConstantUsers();
-      if (!global.use_empty())
-        continue;
-      if (auto *function = llvm::dyn_cast<llvm::Function>(&global))
-        function->dropAllReferences();
-      global.eraseFromParent();
-      changed = true;
-    }
   }
 }
 
@@ -404,7 +384,11 @@ llvm::Expected<std::unique_ptr<llvm::Module>> txc::optimizeInPartitions(
   auto linked = linkPartitions(bitcode, context);
   if (!linked)
     return linked.takeError();
-  restoreLocals(**linked, split, optLevel);
+  restoreLocals(**linked, split);
   restoreOrder(**linked, functionOrder, variableOrder);
+  // What no partition could do alone: the arguments of a region function
+  // that its body does not read, the locals no partition uses any more (a
+  // constant whose loads were folded).
+  optimizeAcrossFunctions(**linked, machine, optLevel);
   return linked;
 }
