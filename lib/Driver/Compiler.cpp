@@ -235,10 +235,12 @@ Compiler::lowerToMLIR(const CheckedProgram &checked, MLIRStage last,
 }
 
 /// The roots of the LLVM partitions (optimizeInPartitions): the region
-/// functions (`<prefix>_region<k>`) and the entry points' out-of-line,
-/// cold guard reporting functions, the largest ones of the entry points.
-/// Both are noinline: splitting them from their callers inlines nothing
-/// less.
+/// functions (`<prefix>_region<k>`), the entry points' out-of-line, cold
+/// guard reporting functions, and the entry points. None of them is
+/// inlined into another (the first two are noinline; the one entry point
+/// that calls another, the forwarder without a workspace, keeps its tail
+/// call in a module optimized whole too), so splitting them inlines
+/// nothing less; the kernel goes with the first entry point that calls it.
 static std::vector<std::string>
 partitionRoots(const llvm::Module &module, const Contract &contract) {
   std::string prefix = regionFunctionName(contract, 0);
@@ -253,7 +255,8 @@ partitionRoots(const llvm::Module &module, const Contract &contract) {
     bool coldGuards = function.hasLocalLinkage() &&
                       function.hasFnAttribute(llvm::Attribute::NoInline) &&
                       function.hasFnAttribute(llvm::Attribute::Cold);
-    if (!function.isDeclaration() && (region || coldGuards))
+    bool entryPoint = !function.hasLocalLinkage();
+    if (!function.isDeclaration() && (region || coldGuards || entryPoint))
       names.push_back(function.getName().str());
   }
   return names;
