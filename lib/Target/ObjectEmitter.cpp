@@ -19,6 +19,8 @@
 #include "llvm/Transforms/IPO/DeadArgumentElimination.h"
 #include "llvm/Transforms/IPO/GlobalDCE.h"
 #include "llvm/Transforms/IPO/GlobalOpt.h"
+#include "llvm/Transforms/IPO/SCCP.h"
+#include "llvm/Transforms/Scalar/InferAlignment.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -389,6 +391,15 @@ void txc::optimizeAcrossFunctions(llvm::Module &module,
     return;
   runModulePipeline(module, machine, optLevel, [](llvm::PassBuilder &) {
     llvm::ModulePassManager passes;
+    // A constant every call passes (the address of a constant global)
+    // becomes the constant in the callee, and its argument dead; no
+    // specialized clones, which nothing would optimize after.
+    passes.addPass(
+        llvm::IPSCCPPass(llvm::IPSCCPOptions(/*AllowFuncSpec=*/false)));
+    // The alignment of those constants' loads and stores (vector loads
+    // from a global of 32-byte alignment, not of 4).
+    passes.addPass(
+        llvm::createModuleToFunctionPassAdaptor(llvm::InferAlignmentPass()));
     passes.addPass(llvm::DeadArgumentEliminationPass());
     passes.addPass(llvm::GlobalOptPass());
     passes.addPass(llvm::GlobalDCEPass());

@@ -92,8 +92,9 @@ void optimizeLLVMModule(llvm::Module &module, llvm::TargetMachine &machine,
                         unsigned optLevel);
 
 /// The interprocedural passes of LLVM's pipeline that need every caller of
-/// a local function: dead argument elimination, GlobalOpt (the fast
-/// calling convention of local functions, ...) and GlobalDCE; none at -O0.
+/// a local function: IPSCCP (constant arguments), dead argument
+/// elimination, GlobalOpt (the fast calling convention of local functions,
+/// ...) and GlobalDCE; none at -O0.
 /// For a module whose functions were optimized apart (optimizeInPartitions),
 /// so that a region function called from another partition gets no more
 /// arguments than its body reads, as in a module optimized whole.
