@@ -5,6 +5,7 @@
 #include "txc/Pipeline/Workspace.h"
 #include "txc/Target/AbiEmitter.h"
 #include "txc/Target/Imports.h"
+#include "txc/Target/PartitionedOptimizer.h"
 #include "txc/Target/Weights.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -233,6 +234,34 @@ Compiler::lowerToMLIR(const CheckedProgram &checked, MLIRStage last,
   return module;
 }
 
+/// The roots of the LLVM partitions (optimizeInPartitions): the region
+/// functions (`<prefix>_region<k>`), the entry points' out-of-line, cold
+/// guard reporting functions, and the entry points. None of them is
+/// inlined into another (the first two are noinline; the one entry point
+/// that calls another, the forwarder without a workspace, keeps its tail
+/// call in a module optimized whole too), so splitting them inlines
+/// nothing less; the kernel goes with the first entry point that calls it.
+static std::vector<std::string>
+partitionRoots(const llvm::Module &module, const Contract &contract) {
+  std::string prefix = regionFunctionName(contract, 0);
+  prefix.pop_back();
+  std::vector<std::string> names;
+  for (const llvm::Function &function : module) {
+    llvm::StringRef name = function.getName();
+    unsigned index;
+    bool region = name.consume_front(prefix) &&
+                  !name.getAsInteger(10, index) &&
+                  function.getName() == regionFunctionName(contract, index);
+    bool coldGuards = function.hasLocalLinkage() &&
+                      function.hasFnAttribute(llvm::Attribute::NoInline) &&
+                      function.hasFnAttribute(llvm::Attribute::Cold);
+    bool entryPoint = !function.hasLocalLinkage();
+    if (!function.isDeclaration() && (region || coldGuards || entryPoint))
+      names.push_back(function.getName().str());
+  }
+  return names;
+}
+
 std::unique_ptr<llvm::Module> Compiler::buildLLVMModule(
     const CheckedProgram &checked, llvm::LLVMContext &llvmContext,
     llvm::TargetMachine &machine, const PipelineOptions &options,
@@ -275,7 +304,16 @@ std::unique_ptr<llvm::Module> Compiler::buildLLVMModule(
   }
   {
     mlir::TimingScope optimize = timing.nest("llvm-optimize");
-    optimizeLLVMModule(*llvmModule, machine, options.optLevel);
+    std::vector<std::string> roots = partitionRoots(*llvmModule, contract);
+    auto optimized = optimizeInPartitions(std::move(llvmModule), roots,
+                                          machine, options.optLevel,
+                                          threads.get(), optimize);
+    if (!optimized) {
+      diags.error(DiagCategory::Internal, "internal", program.file, Loc(),
+                  llvm::toString(optimized.takeError()));
+      return nullptr;
+    }
+    llvmModule = std::move(*optimized);
   }
   finalizeWeightGlobals(*llvmModule, weights);
   return llvmModule;

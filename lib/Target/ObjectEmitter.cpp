@@ -16,6 +16,11 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Transforms/IPO/DeadArgumentElimination.h"
+#include "llvm/Transforms/IPO/GlobalDCE.h"
+#include "llvm/Transforms/IPO/GlobalOpt.h"
+#include "llvm/Transforms/IPO/SCCP.h"
+#include "llvm/Transforms/Scalar/InferAlignment.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -308,6 +313,21 @@ txc::createTargetMachine(const TargetSpec &spec) {
   return machine;
 }
 
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+txc::cloneTargetMachine(const llvm::TargetMachine &machine) {
+  std::unique_ptr<llvm::TargetMachine> clone(
+      machine.getTarget().createTargetMachine(
+          machine.getTargetTriple().str(), machine.getTargetCPU(),
+          machine.getTargetFeatureString(), machine.Options,
+          machine.getRelocationModel(), machine.getCodeModel(),
+          machine.getOptLevel()));
+  if (!clone)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot create a target machine for '%s'",
+                                   machine.getTargetTriple().str().c_str());
+  return clone;
+}
+
 llvm::Expected<std::unique_ptr<llvm::Module>>
 txc::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
                        llvm::TargetMachine &machine,
@@ -325,8 +345,11 @@ txc::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
   return llvmModule;
 }
 
-void txc::optimizeLLVMModule(llvm::Module &module,
-                             llvm::TargetMachine &machine, unsigned optLevel) {
+/// Runs the module pipeline `build` makes on `module`, with the analyses of
+/// the target and a C library of only the functions of Imports.def.
+static void runModulePipeline(
+    llvm::Module &module, llvm::TargetMachine &machine, unsigned optLevel,
+    llvm::function_ref<llvm::ModulePassManager(llvm::PassBuilder &)> build) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -345,14 +368,43 @@ void txc::optimizeLLVMModule(llvm::Module &module,
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::OptimizationLevel level = optLevel == 0   ? llvm::OptimizationLevel::O0
-                                  : optLevel == 1 ? llvm::OptimizationLevel::O1
-                                  : optLevel == 2 ? llvm::OptimizationLevel::O2
-                                                  : llvm::OptimizationLevel::O3;
-  llvm::ModulePassManager passes =
-      optLevel == 0 ? builder.buildO0DefaultPipeline(level)
-                    : builder.buildPerModuleDefaultPipeline(level);
-  passes.run(module, mam);
+  build(builder).run(module, mam);
+}
+
+void txc::optimizeLLVMModule(llvm::Module &module,
+                             llvm::TargetMachine &machine, unsigned optLevel) {
+  runModulePipeline(module, machine, optLevel, [&](llvm::PassBuilder &builder) {
+    llvm::OptimizationLevel level =
+        optLevel == 0   ? llvm::OptimizationLevel::O0
+        : optLevel == 1 ? llvm::OptimizationLevel::O1
+        : optLevel == 2 ? llvm::OptimizationLevel::O2
+                        : llvm::OptimizationLevel::O3;
+    return optLevel == 0 ? builder.buildO0DefaultPipeline(level)
+                         : builder.buildPerModuleDefaultPipeline(level);
+  });
+}
+
+void txc::optimizeAcrossFunctions(llvm::Module &module,
+                                  llvm::TargetMachine &machine,
+                                  unsigned optLevel) {
+  if (optLevel == 0)
+    return;
+  runModulePipeline(module, machine, optLevel, [](llvm::PassBuilder &) {
+    llvm::ModulePassManager passes;
+    // A constant every call passes (the address of a constant global)
+    // becomes the constant in the callee, and its argument dead; no
+    // specialized clones, which nothing would optimize after.
+    passes.addPass(
+        llvm::IPSCCPPass(llvm::IPSCCPOptions(/*AllowFuncSpec=*/false)));
+    // The alignment of those constants' loads and stores (vector loads
+    // from a global of 32-byte alignment, not of 4).
+    passes.addPass(
+        llvm::createModuleToFunctionPassAdaptor(llvm::InferAlignmentPass()));
+    passes.addPass(llvm::DeadArgumentEliminationPass());
+    passes.addPass(llvm::GlobalOptPass());
+    passes.addPass(llvm::GlobalDCEPass());
+    return passes;
+  });
 }
 
 /// Turns off LLVM's post-register-allocation list scheduler (the

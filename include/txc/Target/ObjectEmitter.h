@@ -76,6 +76,12 @@ llvm::Expected<std::string> describeFeatures(llvm::StringRef triple);
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const TargetSpec &spec);
 
+/// A target machine like `machine` (target, CPU, features, options,
+/// levels) for another thread: one target machine is not thread safe (it
+/// caches subtargets as functions ask for them).
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+cloneTargetMachine(const llvm::TargetMachine &machine);
+
 /// Translates a module in the LLVM dialect to LLVM IR for `machine`.
 llvm::Expected<std::unique_ptr<llvm::Module>>
 translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
@@ -84,6 +90,16 @@ translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &context,
 /// Runs LLVM's standard optimization pipeline for the level.
 void optimizeLLVMModule(llvm::Module &module, llvm::TargetMachine &machine,
                         unsigned optLevel);
+
+/// The interprocedural passes of LLVM's pipeline that need every caller of
+/// a local function: IPSCCP (constant arguments), dead argument
+/// elimination, GlobalOpt (the fast calling convention of local functions,
+/// ...) and GlobalDCE; none at -O0.
+/// For a module whose functions were optimized apart (optimizeInPartitions),
+/// so that a region function called from another partition gets no more
+/// arguments than its body reads, as in a module optimized whole.
+void optimizeAcrossFunctions(llvm::Module &module,
+                             llvm::TargetMachine &machine, unsigned optLevel);
 
 enum class MachineCodeKind { Object, Assembly };
 
