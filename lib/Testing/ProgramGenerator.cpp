@@ -603,8 +603,8 @@ bool Generator::genBinary() {
   const Value *a = choose([&](const Value &v) {
     if (needExact && !v.exact)
       return false;
-    if (isLogic)
-      return !isFloat(v.type.dtype);
+    if (isLogic) // and/or/xor: integers or bool; shifts: unsigned
+      return acceptsDType(lookupOp(op)->dtypes, v.type.dtype);
     if (isCompare)
       return true;
     if (op == "maximum" || op == "minimum")
