@@ -26,6 +26,9 @@
 #define TXC_DTYPE_I64 8
 #define TXC_DTYPE_U8 9
 #define TXC_DTYPE_BOOL 10
+#define TXC_DTYPE_U16 11
+#define TXC_DTYPE_U32 12
+#define TXC_DTYPE_U64 13
 
 /* Status codes returned by the entry points (docs/abi.md). */
 #define TXC_OK 0 /* success */

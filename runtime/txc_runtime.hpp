@@ -39,6 +39,9 @@ template <> struct dtype_of<std::int16_t> { static constexpr std::int32_t value 
 template <> struct dtype_of<std::int32_t> { static constexpr std::int32_t value = TXC_DTYPE_I32; };
 template <> struct dtype_of<std::int64_t> { static constexpr std::int32_t value = TXC_DTYPE_I64; };
 template <> struct dtype_of<std::uint8_t> { static constexpr std::int32_t value = TXC_DTYPE_U8; };
+template <> struct dtype_of<std::uint16_t> { static constexpr std::int32_t value = TXC_DTYPE_U16; };
+template <> struct dtype_of<std::uint32_t> { static constexpr std::int32_t value = TXC_DTYPE_U32; };
+template <> struct dtype_of<std::uint64_t> { static constexpr std::int32_t value = TXC_DTYPE_U64; };
 template <> struct dtype_of<bool> { static constexpr std::int32_t value = TXC_DTYPE_BOOL; };
 static_assert(sizeof(bool) == 1, "txc's bool elements are one byte");
 

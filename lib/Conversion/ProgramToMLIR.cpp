@@ -76,9 +76,9 @@ Type MLIRGen::elementType(DType dtype) {
   case DType::F16: return b.getF16Type();
   case DType::BF16: return b.getBF16Type();
   case DType::I8: case DType::U8: return b.getIntegerType(8);
-  case DType::I16: return b.getIntegerType(16);
-  case DType::I32: return b.getIntegerType(32);
-  case DType::I64: return b.getIntegerType(64);
+  case DType::I16: case DType::U16: return b.getIntegerType(16);
+  case DType::I32: case DType::U32: return b.getIntegerType(32);
+  case DType::I64: case DType::U64: return b.getIntegerType(64);
   case DType::Bool: return b.getI1Type();
   }
   llvm_unreachable("unknown dtype");

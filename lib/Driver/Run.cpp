@@ -66,7 +66,7 @@ readInputs(const Contract &contract, const std::vector<std::string> &specs,
 
   std::vector<InputFile> inputs;
   for (size_t i = 0; i < paths.size(); ++i) {
-    auto tensor = readNpyFile(*paths[i]);
+    auto tensor = readNpyFileAs(*paths[i], contract.inputs[i].type.dtype);
     if (!tensor) {
       diags.error(DiagCategory::IO, "bad-npy", "", Loc(),
                   "input '" + contract.inputs[i].name +
@@ -79,6 +79,15 @@ readInputs(const Contract &contract, const std::vector<std::string> &specs,
   if (!ok)
     return std::nullopt;
   return inputs;
+}
+
+/// How a <u2 file was read: as bf16 bits for a bf16 input, else as u16.
+const char *npyDTypeNote(DType dtype) {
+  if (dtype == DType::BF16)
+    return " (<u2 is read as bf16 for a bf16 input)";
+  if (dtype == DType::U16)
+    return " (<u2 is read as u16, and as bf16 only for a bf16 input)";
+  return "";
 }
 
 /// Reports a failed call with the message the object's error-message
@@ -115,7 +124,7 @@ void reportFailedCall(const CheckedProgram &checked,
     const InputFile &file = inputs[status.tensor];
     note("input '" + contract.inputs[status.tensor].name + "' is '" +
          file.path + "', which holds " + file.tensor.typeString() +
-         (file.tensor.dtype() == DType::BF16 ? " (<u2 is read as bf16)" : ""));
+         npyDTypeNote(file.tensor.dtype()));
   }
 }
 

@@ -9,6 +9,7 @@
 #include "txc/Frontend/ProgramReader.h"
 #include "txc/Frontend/Json.h"
 #include "txc/Frontend/WeightsFile.h"
+#include "txc/Program/NpyHeader.h"
 #include "txc/Support/InputFiles.h"
 #include "txc/Support/SourceFile.h"
 
@@ -653,6 +654,12 @@ static bool encodeElement(const JsonValue &value, DType dtype, uint8_t *out,
     return false;
   default: {
     if (value.kind() == JsonValue::Kind::Unsigned) {
+      // Above INT64_MAX: only u64 holds it.
+      if (dtype == DType::U64) {
+        uint64_t number = value.getUnsigned();
+        std::memcpy(out, &number, sizeof(number)); // little-endian host
+        return true;
+      }
       problem = std::to_string(value.getUnsigned()) + " does not fit in " +
                 dtypeName(dtype).str();
       return false;
@@ -672,6 +679,9 @@ static bool encodeElement(const JsonValue &value, DType dtype, uint8_t *out,
     case DType::I32: lo = INT32_MIN; hi = INT32_MAX; break;
     case DType::I64: lo = INT64_MIN; hi = INT64_MAX; break;
     case DType::U8: lo = 0; hi = UINT8_MAX; break;
+    case DType::U16: lo = 0; hi = UINT16_MAX; break;
+    case DType::U32: lo = 0; hi = UINT32_MAX; break;
+    case DType::U64: lo = 0; hi = INT64_MAX; break; // and Unsigned above
     default: break;
     }
     if (number < lo || number > hi) {
@@ -995,7 +1005,9 @@ bool ProgramReader::loadWeights(ConstantDecl &constant, const Loc &dtypeLoc,
             dtypeName(constant.type.dtype) + ", but " + what + " has dtype " +
             entry->dtypeText + ", which txc does not support");
     ok = false;
-  } else if (*entry->dtype != constant.type.dtype) {
+  } else if (*entry->dtype != constant.type.dtype &&
+             !(weights.format() == WeightsFile::Format::Npy &&
+               npyHolds(*entry->dtype, constant.type.dtype))) {
     diags.error(
         DiagCategory::Invalid, "weights-mismatch", file.name(), dtypeLoc,
         "constant '" + constant.name + "' is declared " +

@@ -45,15 +45,15 @@ struct SafetensorsDType {
   std::optional<DType> dtype;
 };
 
-// The dtypes of the safetensors format; txc has the first ten.
+// The dtypes of the safetensors format; txc has all but the float8 ones.
 const SafetensorsDType kSafetensorsDTypes[] = {
     {"F32", 4, DType::F32},       {"F64", 8, DType::F64},
     {"F16", 2, DType::F16},       {"BF16", 2, DType::BF16},
     {"I8", 1, DType::I8},         {"I16", 2, DType::I16},
     {"I32", 4, DType::I32},       {"I64", 8, DType::I64},
     {"U8", 1, DType::U8},         {"BOOL", 1, DType::Bool},
-    {"U16", 2, std::nullopt},     {"U32", 4, std::nullopt},
-    {"U64", 8, std::nullopt},     {"F8_E4M3", 1, std::nullopt},
+    {"U16", 2, DType::U16},       {"U32", 4, DType::U32},
+    {"U64", 8, DType::U64},       {"F8_E4M3", 1, std::nullopt},
     {"F8_E5M2", 1, std::nullopt},
 };
 } // namespace

@@ -124,6 +124,9 @@ static std::string dataText(const ConstantDecl &constant) {
       text += bits ? "true" : "false";
       break;
     case DType::U8:
+    case DType::U16:
+    case DType::U32:
+    case DType::U64:
       text += std::to_string(bits);
       break;
     default: {

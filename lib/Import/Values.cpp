@@ -33,6 +33,12 @@ std::optional<DType> txc::onnximport::dtypeOfOnnx(int32_t elemType) {
     return DType::I64;
   case onnx::TensorProto::UINT8:
     return DType::U8;
+  case onnx::TensorProto::UINT16:
+    return DType::U16;
+  case onnx::TensorProto::UINT32:
+    return DType::U32;
+  case onnx::TensorProto::UINT64:
+    return DType::U64;
   case onnx::TensorProto::BOOL:
     return DType::Bool;
   default:
@@ -123,8 +129,12 @@ std::optional<std::vector<double>> KnownTensor::doubles() const {
       values.push_back(value.convertToDouble());
       break;
     }
-    default:
-      values.push_back(double(readInteger(data, dtype, i)));
+    default: {
+      int64_t value = readInteger(data, dtype, i);
+      // u64 elements above INT64_MAX read as negative int64s.
+      values.push_back(dtype == DType::U64 ? double(uint64_t(value))
+                                           : double(value));
+    }
     }
   }
   return values;
@@ -250,6 +260,14 @@ typedFieldBytes(const onnx::TensorProto &tensor, DType dtype, int64_t count,
     if (!checkCount(tensor.int64_data_size(), "int64_data"))
       return std::nullopt;
     copyInto(bytes, tensor.int64_data().data());
+    return bytes;
+  case DType::U32:
+  case DType::U64:
+    // uint64_data holds uint32 and uint64 (onnx.proto).
+    if (!checkCount(tensor.uint64_data_size(), "uint64_data"))
+      return std::nullopt;
+    for (int64_t i = 0; i < count; ++i)
+      writeInteger(bytes.data(), dtype, i, int64_t(tensor.uint64_data(i)));
     return bytes;
   default:
     // int32_data holds every smaller type, f16 and bf16 as their bits.

@@ -454,6 +454,20 @@ struct XorOp {
 
 /// Comparisons on the compute type: IEEE for floats (ne is true for NaN),
 /// u8 and bool unsigned.
+/// ONNX BitShift on the unsigned dtypes: 0 for a shift by the width or
+/// more (undefined in C++, poison in LLVM).
+template <bool Left> struct ShiftOp {
+  template <class C> static C apply(C x, C y) {
+    if constexpr (kIsFloat<C> || kIsBool<C> || kIsSignedInt<C>) {
+      return x; // rejected by the verifier
+    } else {
+      if (uint64_t(y) >= 8 * sizeof(C))
+        return 0;
+      return Left ? C(uint64_t(x) << y) : C(x >> y);
+    }
+  }
+};
+
 struct EqOp {
   template <class C> static bool apply(C x, C y) { return x == y; }
 };
@@ -576,8 +590,11 @@ llvm::Expected<std::vector<Tensor>> evalSelect(const OpEvalContext &ctx) {
 
 /// An integer as a double rounded to odd (exact below 2^53): a second
 /// rounding to f16/bf16 is then correct, as from the exact value.
-double toDoubleRoundToOdd(int64_t value) {
-  uint64_t magnitude = value < 0 ? 0 - uint64_t(value) : uint64_t(value);
+template <class I> double toDoubleRoundToOdd(I value) {
+  bool negative = false;
+  if constexpr (std::is_signed_v<I>)
+    negative = value < 0;
+  uint64_t magnitude = negative ? 0 - uint64_t(value) : uint64_t(value);
   int shift = 0;
   while ((magnitude >> shift) >= (uint64_t(1) << 53))
     ++shift;
@@ -585,7 +602,7 @@ double toDoubleRoundToOdd(int64_t value) {
   if (shift && (magnitude & ((uint64_t(1) << shift) - 1)))
     kept |= 1; // sticky: inexact, make the last bit odd
   double result = std::ldexp(double(kept), shift);
-  return value < 0 ? -result : result;
+  return negative ? -result : result;
 }
 
 /// Float (given exactly as a double) to integer: truncation toward zero,
@@ -616,7 +633,8 @@ typename T::Storage castElement(typename F::Storage stored) {
   } else if constexpr (kIsFloat<FC>) {
     return T::store(floatToInt<TC>(double(x)));
   } else if constexpr (kIsFloat<TC>) {
-    if constexpr (std::is_same_v<FC, int64_t>) {
+    // 64-bit integers do not fit a double: one rounding, not two.
+    if constexpr (std::is_same_v<FC, int64_t> || std::is_same_v<FC, uint64_t>) {
       if constexpr (T::dtype == DType::F32 || T::dtype == DType::F64)
         return TS(x); // the C++ conversion rounds once
       else
@@ -625,7 +643,8 @@ typename T::Storage castElement(typename F::Storage stored) {
       return roundFloat<T>(double(x)); // exact in double
     }
   } else {
-    // Two's complement wrapping; bool and u8 are unsigned sources.
+    // Two's complement wrapping; bool and the unsigned dtypes are unsigned
+    // sources.
     return TS(TC(uint64_t(int64_t(x))));
   }
 }

@@ -61,6 +61,15 @@ llvm::Expected<Tensor> txc::readNpyFile(llvm::StringRef path) {
       path);
 }
 
+llvm::Expected<Tensor> txc::readNpyFileAs(llvm::StringRef path,
+                                          DType declared) {
+  auto tensor = readNpyFile(path);
+  if (tensor && tensor->dtype() != declared &&
+      npyHolds(tensor->dtype(), declared))
+    tensor->reinterpret(declared);
+  return tensor;
+}
+
 std::string txc::writeNpy(const Tensor &tensor) {
   std::string dict = "{'descr': '" + npyDescr(tensor.dtype()).str() +
                      "', 'fortran_order': False, 'shape': (";

@@ -195,7 +195,7 @@ llvm::Expected<std::vector<Tensor>> evalFold(const OpEvalContext &ctx) {
 
 /// max(x, y) (or min with `isMax` false) that propagates NaN and orders -0
 /// below +0: IEEE 754-2019 maximum/minimum. Integers compare in their own
-/// type (u8 unsigned).
+/// type (the unsigned dtypes unsigned).
 template <class C> C extremum(C x, C y, bool isMax) {
   if constexpr (std::is_floating_point_v<C>) {
     if (std::isnan(x))

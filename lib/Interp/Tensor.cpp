@@ -95,6 +95,10 @@ void Tensor::setDouble(int64_t i, double value) {
     int64_t integer = 0;
     if (std::isnan(value))
       integer = 0;
+    else if (type == DType::U64 && value >= 9223372036854775808.0)
+      // The top half of u64's range, saturated at its maximum.
+      return store<uint64_t>(
+          i, value >= 18446744073709551616.0 ? UINT64_MAX : uint64_t(value));
     else if (value >= 9223372036854775808.0)
       integer = INT64_MAX;
     else if (value < -9223372036854775808.0)
@@ -112,6 +116,12 @@ void Tensor::setInt64(int64_t i, int64_t value) {
     return store<int8_t>(i, int8_t(uint8_t(value)));
   case DType::U8:
     return store<uint8_t>(i, uint8_t(value));
+  case DType::U16:
+    return store<uint16_t>(i, uint16_t(value));
+  case DType::U32:
+    return store<uint32_t>(i, uint32_t(value));
+  case DType::U64:
+    return store<uint64_t>(i, uint64_t(value));
   case DType::I16:
     return store<int16_t>(i, int16_t(uint16_t(value)));
   case DType::I32:

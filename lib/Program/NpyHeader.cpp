@@ -33,13 +33,18 @@ const DescrEntry kDescrs[] = {
     {"<f4", DType::F32},
     {"<f8", DType::F64},
     {"<f2", DType::F16},
-    {"<u2", DType::BF16},
     {"|i1", DType::I8},
     {"<i2", DType::I16},
     {"<i4", DType::I32},
     {"<i8", DType::I64},
     {"|u1", DType::U8},
+    {"<u2", DType::U16},
+    {"<u4", DType::U32},
+    {"<u8", DType::U64},
     {"|b1", DType::Bool},
+    // numpy has no bfloat16: bf16 is written as its bits, <u2, which is
+    // read as u16 (npyHolds lets a declared bf16 take it).
+    {"<u2", DType::BF16},
     // Byte order is meaningless for one-byte types; accept either marker.
     {"<i1", DType::I8},
     {"<u1", DType::U8},
@@ -199,8 +204,8 @@ llvm::Expected<DType> dtypeOfDescr(llvm::StringRef descr,
     why = "big-endian data is not supported; convert it with "
           "arr.astype(arr.dtype.newbyteorder('<'))";
   else
-    why = "txc reads <f4 <f8 <f2 |i1 <i2 <i4 <i8 |u1 |b1, and <u2 as bf16 "
-          "bits";
+    why = "txc reads <f4 <f8 <f2 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8 |b1 (and "
+          "<u2 as the bits of a bf16)";
   return llvm::createStringError("'%s': unsupported .npy dtype '%s': %s",
                                  name.str().c_str(), descr.str().c_str(),
                                  why.c_str());
@@ -228,6 +233,11 @@ llvm::StringRef txc::npyDescr(DType dtype) {
     if (entry.dtype == dtype)
       return entry.descr;
   llvm_unreachable("dtype without a descr");
+}
+
+bool txc::npyHolds(DType fileDType, DType declared) {
+  return fileDType == declared ||
+         (fileDType == DType::U16 && declared == DType::BF16);
 }
 
 std::string txc::npyShapeString(llvm::ArrayRef<int64_t> shape) {

@@ -77,6 +77,8 @@ bool txc::acceptsDType(DTypeClass dtypes, DType dtype) {
     return isFloat(dtype);
   case DTypeClass::IntegerOrBool:
     return !isFloat(dtype);
+  case DTypeClass::Unsigned:
+    return isUnsigned(dtype);
   }
   return false;
 }
@@ -91,6 +93,8 @@ llvm::StringRef txc::dtypeClassName(DTypeClass dtypes) {
     return "float";
   case DTypeClass::IntegerOrBool:
     return "integer or bool";
+  case DTypeClass::Unsigned:
+    return "unsigned";
   }
   return "";
 }

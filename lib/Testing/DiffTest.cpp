@@ -53,8 +53,8 @@ bool DiffTester::makeInputSets(const CheckedProgram &checked,
       label += (i ? "," : "") + contract.inputs[i].name + "=" + paths[i];
     }
     std::vector<Tensor> tensors;
-    for (const std::string &path : paths) {
-      auto tensor = readNpyFile(path);
+    for (size_t i = 0; i < paths.size(); ++i) {
+      auto tensor = readNpyFileAs(paths[i], contract.inputs[i].type.dtype);
       if (!tensor) {
         diags.error(DiagCategory::IO, "bad-npy", "", Loc(),
                     llvm::toString(tensor.takeError()));

@@ -151,6 +151,15 @@ std::vector<int64_t> boundaryValues(DType dtype) {
     return {INT64_MIN, INT64_MAX, -1, 0, 1};
   case DType::U8:
     return {0, 255, 1};
+  case DType::U16:
+  case DType::U32:
+  case DType::U64: {
+    // The maximum (all ones: -1 wraps to it), and both sides of the top
+    // bit, where a signed op would see a negative number.
+    unsigned bits = 8 * dtypeSize(dtype);
+    int64_t top = int64_t(uint64_t(1) << (bits - 1));
+    return {0, -1, 1, top, top - 1};
+  }
   default:
     return {0, 1};
   }

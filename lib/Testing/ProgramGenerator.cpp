@@ -313,10 +313,12 @@ private:
 };
 
 DType Generator::randomDType() {
-  // Mostly f32; the others where the op allows.
+  // Mostly f32; the others where the op allows. The wide unsigned dtypes
+  // reach values at and above 2^(width-1), where a signed op differs.
   static const std::vector<std::pair<DType, unsigned>> weights = {
       {DType::F32, 50}, {DType::F64, 10}, {DType::F16, 10}, {DType::BF16, 8},
-      {DType::I32, 10}, {DType::I8, 6},   {DType::Bool, 6}};
+      {DType::I32, 10}, {DType::I8, 6},   {DType::Bool, 6}, {DType::U16, 3},
+      {DType::U32, 4},  {DType::U64, 3}};
   unsigned total = 0;
   for (auto [d, w] : weights)
     if (allowedDType(d))
@@ -443,6 +445,8 @@ const Value *Generator::addConstant(DType dtype, std::vector<int64_t> shape,
     else if (isFloat(dtype))
       c.data.push_back(positive ? randomQuarter(range(2, 16))
                                 : randomQuarter(range(-16, 16)));
+    else if (isUnsigned(dtype)) // the values it holds
+      c.data.push_back(double(positive ? range(1, 8) : range(0, 16)));
     else
       c.data.push_back(double(positive ? range(1, 8) : range(-8, 8)));
   }
@@ -603,8 +607,8 @@ bool Generator::genBinary() {
   const Value *a = choose([&](const Value &v) {
     if (needExact && !v.exact)
       return false;
-    if (isLogic)
-      return !isFloat(v.type.dtype);
+    if (isLogic) // and/or/xor: integers or bool; shifts: unsigned
+      return acceptsDType(lookupOp(op)->dtypes, v.type.dtype);
     if (isCompare)
       return true;
     if (op == "maximum" || op == "minimum")
@@ -1508,7 +1512,9 @@ bool Generator::genRange() {
         ShapeExpr::constant(range(0, 2)));
   }
   bool integer = !isFloat(dtype);
-  int64_t start = integer ? range(-8, 8) : range(-16, 16);
+  int64_t start = isUnsigned(dtype) ? range(0, 8)
+                  : integer         ? range(-8, 8)
+                                    : range(-16, 16);
   int64_t delta = integer ? range(-8, 8) : range(-16, 16);
   std::vector<std::pair<std::string, std::string>> attrs = {
       {"shape", shapeText({length})},

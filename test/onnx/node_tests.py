@@ -104,14 +104,12 @@ def as_comparable(array, is_bf16):
 
 
 def compare(expected, expected_bf16, actual):
-    """None when `actual` (read from txc's .npy) matches, else why not. txc
-    has no u16 dtype: a <u2 file of txc's holds bf16 bits."""
-    actual_bf16 = actual.dtype == np.uint16
-    if actual_bf16 != expected_bf16 or (
-            not expected_bf16 and actual.dtype != expected.dtype):
+    """None when `actual` (read from txc's .npy) matches, else why not. A <u2
+    file of txc's holds u16, or the bits of a bf16 where bf16 is expected."""
+    want = np.dtype("<u2") if expected_bf16 else expected.dtype
+    if actual.dtype != want:
         return "dtype %s, expected %s" % (
-            "bf16" if actual_bf16 else actual.dtype,
-            "bf16" if expected_bf16 else expected.dtype)
+            actual.dtype, "bf16 (<u2 bits)" if expected_bf16 else expected.dtype)
     if actual.shape != expected.shape:
         return "shape %s, expected %s" % (list(actual.shape), list(expected.shape))
     expected = as_comparable(expected, expected_bf16)

@@ -360,4 +360,23 @@ TEST(Header, ProgramWithoutSymbols) {
             "INT64_C(6) /* at the symbols' maximum values */");
 }
 
+TEST(Header, UnsignedDTypeCodes) {
+  auto loaded = contract(
+      program("", "{\"name\": \"x\", \"dtype\": \"u64\", \"shape\": [2, 3]}",
+              "{\"name\": \"y\", \"op\": \"shift_right\", "
+              "\"operands\": [\"x\", \"x\"]}",
+              "\"y\""));
+  ASSERT_TRUE(loaded->contract) << dump(loaded->diags);
+  std::string header = emitCHeader(*loaded->contract, artifactInfo(*loaded));
+  EXPECT_EQ(macro(header, "P_INPUT_x_DTYPE"), "TXC_DTYPE_U64");
+  EXPECT_EQ(macro(header, "P_OUTPUT_y_MAX_BYTES"),
+            "INT64_C(48) /* at the symbols' maximum values */");
+  // The appended codes; the runtime header is checked against these.
+  std::string runtime = emitRuntimeHeader();
+  EXPECT_EQ(macro(runtime, "TXC_DTYPE_BOOL"), "10");
+  EXPECT_EQ(macro(runtime, "TXC_DTYPE_U16"), "11");
+  EXPECT_EQ(macro(runtime, "TXC_DTYPE_U32"), "12");
+  EXPECT_EQ(macro(runtime, "TXC_DTYPE_U64"), "13");
+}
+
 } // namespace

@@ -183,7 +183,7 @@ TEST(OpRegistry, SuggestOpName) {
 //===----------------------------------------------------------------------===//
 
 TEST(ProgramModel, DTypes) {
-  EXPECT_EQ(std::size(kAllDTypes), 10u);
+  EXPECT_EQ(std::size(kAllDTypes), 13u);
   for (DType type : kAllDTypes) {
     SCOPED_TRACE(dtypeName(type).str());
     EXPECT_EQ(parseDType(dtypeName(type)), type);
@@ -202,8 +202,49 @@ TEST(ProgramModel, DTypes) {
   EXPECT_TRUE(isSigned(DType::I64));
   EXPECT_FALSE(isSigned(DType::U8));
   EXPECT_FALSE(isSigned(DType::F32));
-  EXPECT_STREQ(dtypeNameList(),
-               "f32, f64, f16, bf16, i8, i16, i32, i64, u8, bool");
+  EXPECT_STREQ(
+      dtypeNameList(),
+      "f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64, bool");
+}
+
+TEST(ProgramModel, UnsignedDTypes) {
+  // Appended ABI codes: the ten before them never change.
+  EXPECT_EQ(int(DType::U16), 11);
+  EXPECT_EQ(int(DType::U32), 12);
+  EXPECT_EQ(int(DType::U64), 13);
+  int code = 0;
+  for (DType type : kAllDTypes) // kAllDTypes is in ABI code order
+    EXPECT_EQ(int(type), ++code);
+  EXPECT_EQ(code, 13);
+  struct Expected {
+    const char *name;
+    DType type;
+    unsigned size;
+  };
+  for (Expected e : {Expected{"u8", DType::U8, 1},
+                     {"u16", DType::U16, 2},
+                     {"u32", DType::U32, 4},
+                     {"u64", DType::U64, 8}}) {
+    SCOPED_TRACE(e.name);
+    EXPECT_EQ(parseDType(e.name), e.type);
+    EXPECT_EQ(dtypeName(e.type), e.name);
+    EXPECT_EQ(dtypeSize(e.type), e.size);
+    EXPECT_TRUE(isInteger(e.type));
+    EXPECT_TRUE(isUnsigned(e.type));
+    EXPECT_FALSE(isSigned(e.type));
+    EXPECT_FALSE(isFloat(e.type));
+  }
+  EXPECT_FALSE(isUnsigned(DType::I64));
+  EXPECT_FALSE(isUnsigned(DType::Bool));
+  EXPECT_EQ(parseDType("uint32"), std::nullopt);
+  // The shifts take the unsigned dtypes only (ONNX BitShift).
+  const OpInfo *shift = lookupOp("shift_right");
+  ASSERT_TRUE(shift);
+  EXPECT_TRUE(acceptsDType(shift->dtypes, DType::U64));
+  EXPECT_FALSE(acceptsDType(shift->dtypes, DType::I64));
+  EXPECT_FALSE(acceptsDType(shift->dtypes, DType::Bool));
+  EXPECT_EQ(dtypeClassName(shift->dtypes), "unsigned");
+  EXPECT_TRUE(acceptsDType(lookupOp("xor")->dtypes, DType::U32));
 }
 
 TEST(ProgramModel, ValueNames) {

@@ -559,6 +559,30 @@ TEST(ProgramReader, IntegerRanges) {
             "data of constant 'c': expected an integer, not a boolean");
 }
 
+TEST(ProgramReader, UnsignedIntegerRanges) {
+  EXPECT_EQ(constantBits("u16", "[2]", "[0, 65535]"),
+            std::vector<uint64_t>({0x0000, 0xFFFF}));
+  EXPECT_EQ(constantBits("u32", "[2]", "[2147483648, 4294967295]"),
+            std::vector<uint64_t>({0x80000000u, 0xFFFFFFFFu}));
+  // Above INT64_MAX: JSON's unsigned integers, which only u64 holds.
+  EXPECT_EQ(
+      constantBits("u64", "[3]",
+                   "[0, 9223372036854775808, 18446744073709551615]"),
+      std::vector<uint64_t>({0, 0x8000000000000000u, 0xFFFFFFFFFFFFFFFFu}));
+  EXPECT_EQ(constantError("u16", "65536"),
+            "data of constant 'c': 65536 does not fit in u16");
+  EXPECT_EQ(constantError("u32", "-1"),
+            "data of constant 'c': -1 does not fit in u32");
+  EXPECT_EQ(constantError("u32", "4294967296"),
+            "data of constant 'c': 4294967296 does not fit in u32");
+  EXPECT_EQ(constantError("u64", "-1"),
+            "data of constant 'c': -1 does not fit in u64");
+  EXPECT_EQ(constantError("u32", "9223372036854775808"),
+            "data of constant 'c': 9223372036854775808 does not fit in u32");
+  EXPECT_EQ(constantError("u64", "1.0"),
+            "data of constant 'c': expected an integer, not 1.0");
+}
+
 TEST(ProgramReader, BoolConstants) {
   EXPECT_EQ(constantBits("bool", "[4]", "[true, false, 1, 0]"),
             std::vector<uint64_t>({1, 0, 1, 0}));
@@ -844,7 +868,7 @@ TEST(ProgramReader, InputDeclarations) {
     out += diag.message + " [" + diag.loc.pointer + "]\n";
   EXPECT_EQ(out,
             "unknown dtype 'float'; expected one of f32, f64, f16, bf16, i8, "
-            "i16, i32, i64, u8, bool [/inputs/0/dtype]\n"
+            "i16, i32, i64, u8, u16, u32, u64, bool [/inputs/0/dtype]\n"
             "'dtype' must be a string, not a number [/inputs/1/dtype]\n"
             "a shape must be an array, not an object [/inputs/1/shape]\n"
             "an input has no 'name' key [/inputs/2]\n"
@@ -880,7 +904,8 @@ TEST(ProgramReader, ReportsEveryErrorInTheFile) {
             "7:15 symbol-range: symbol 'S' has min 9 greater than max 1 "
             "[/symbols/0]\n"
             "8:37 bad-dtype: unknown dtype 'f33'; expected one of f32, f64, "
-            "f16, bf16, i8, i16, i32, i64, u8, bool [/inputs/0/dtype]\n"
+            "f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64, bool "
+            "[/inputs/0/dtype]\n"
             "8:60 unknown-symbol: in dimension 'Q': unknown symbol 'Q' "
             "(declare it under 'symbols') [/inputs/0/shape/1]\n"
             "9:72 bad-data: element 1 of constant 'c': 256 does not fit in u8 "

@@ -107,10 +107,12 @@ TEST(WeightsFile, SafetensorsChecks) {
     return WeightsFile::open(dir.file("w.safetensors"), "w.safetensors",
                              WeightsFile::Format::Safetensors);
   };
-  auto good = open(R"({"a":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},)"
-                   R"("b":{"dtype":"U16","shape":[4],"data_offsets":[24,32]},)"
-                   R"("__metadata__":{"k":"v"}})",
-                   32);
+  auto good =
+      open(R"({"a":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},)"
+           R"("b":{"dtype":"U16","shape":[4],"data_offsets":[24,32]},)"
+           R"("f8":{"dtype":"F8_E5M2","shape":[2],"data_offsets":[32,34]},)"
+           R"("__metadata__":{"k":"v"}})",
+           34);
   ASSERT_TRUE(bool(good)) << llvm::toString(good.takeError());
   const WeightsFile::Entry *a = (*good)->find("a");
   ASSERT_TRUE(a);
@@ -119,9 +121,12 @@ TEST(WeightsFile, SafetensorsChecks) {
   EXPECT_EQ(a->size, 24u);
   const WeightsFile::Entry *b = (*good)->find("b");
   ASSERT_TRUE(b);
-  EXPECT_FALSE(b->dtype.has_value()); // valid in the file, not a txc dtype
-  EXPECT_EQ((*good)->find("c"), nullptr);
+  EXPECT_EQ(b->dtype, DType::U16);
   EXPECT_EQ((*good)->bytes(*b).size, 8u);
+  const WeightsFile::Entry *f8 = (*good)->find("f8");
+  ASSERT_TRUE(f8);
+  EXPECT_FALSE(f8->dtype.has_value()); // valid in the file, not a txc dtype
+  EXPECT_EQ((*good)->find("c"), nullptr);
 
   auto problem = [&](llvm::StringRef header, size_t dataBytes) {
     auto file = open(header, dataBytes);

@@ -48,6 +48,12 @@ template <>
 struct ElementTraits<DType::I64> : PlainTraits<DType::I64, int64_t> {};
 template <>
 struct ElementTraits<DType::U8> : PlainTraits<DType::U8, uint8_t> {};
+template <>
+struct ElementTraits<DType::U16> : PlainTraits<DType::U16, uint16_t> {};
+template <>
+struct ElementTraits<DType::U32> : PlainTraits<DType::U32, uint32_t> {};
+template <>
+struct ElementTraits<DType::U64> : PlainTraits<DType::U64, uint64_t> {};
 
 template <> struct ElementTraits<DType::F16> {
   static constexpr DType dtype = DType::F16;
@@ -95,6 +101,12 @@ template <class Fn> decltype(auto) dispatchDType(DType dtype, Fn &&fn) {
     return fn(ElementTraits<DType::I64>{});
   case DType::U8:
     return fn(ElementTraits<DType::U8>{});
+  case DType::U16:
+    return fn(ElementTraits<DType::U16>{});
+  case DType::U32:
+    return fn(ElementTraits<DType::U32>{});
+  case DType::U64:
+    return fn(ElementTraits<DType::U64>{});
   case DType::Bool:
     return fn(ElementTraits<DType::Bool>{});
   }

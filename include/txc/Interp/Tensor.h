@@ -15,6 +15,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
+#include <cassert>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -79,6 +80,13 @@ public:
   }
   template <class T> void store(int64_t i, T value) {
     std::memcpy(data() + i * int64_t(sizeof(T)), &value, sizeof(T));
+  }
+
+  /// Views the same bytes as `dtype`, which must have the element size of
+  /// the current one (a <u2 file's u16 elements as the bf16 they encode).
+  void reinterpret(DType dtype) {
+    assert(dtypeSize(dtype) == dtypeSize(type) && "not the same element size");
+    type = dtype;
   }
 
   /// "f32[5,4]".

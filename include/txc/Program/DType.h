@@ -22,12 +22,16 @@ enum class DType : int32_t {
   I64 = 8,
   U8 = 9,
   Bool = 10,
+  U16 = 11,
+  U32 = 12,
+  U64 = 13,
 };
 
-inline constexpr DType kAllDTypes[] = {DType::F32, DType::F64, DType::F16,
-                                       DType::BF16, DType::I8, DType::I16,
-                                       DType::I32, DType::I64, DType::U8,
-                                       DType::Bool};
+/// In the order of their ABI codes.
+inline constexpr DType kAllDTypes[] = {
+    DType::F32, DType::F64, DType::F16, DType::BF16, DType::I8,
+    DType::I16, DType::I32, DType::I64, DType::U8,   DType::Bool,
+    DType::U16, DType::U32, DType::U64};
 
 llvm::StringRef dtypeName(DType type);
 std::optional<DType> parseDType(llvm::StringRef name);
@@ -36,6 +40,7 @@ unsigned dtypeSize(DType type);
 bool isFloat(DType type);
 bool isInteger(DType type); ///< signed or unsigned integers, not bool
 bool isSigned(DType type);  ///< signed integers
+bool isUnsigned(DType type); ///< u8, u16, u32, u64 (not bool)
 /// The comma-separated list of dtype names, for diagnostics.
 const char *dtypeNameList();
 

@@ -9,11 +9,13 @@
 //   <f4           f32
 //   <f8           f64
 //   <f2           f16
-//   <u2           bf16 (numpy has no bfloat16: the raw 16-bit patterns are
-//                 stored as uint16)
 //   |i1 <i2 <i4 <i8   i8 i16 i32 i64
-//   |u1           u8
+//   |u1 <u2 <u4 <u8   u8 u16 u32 u64
 //   |b1           bool
+//
+// numpy has no bfloat16: a bf16 tensor is written as its raw 16-bit
+// patterns, <u2. A <u2 file is read as u16; where a bf16 is declared (an
+// input of `txc run`, a weights file) it holds the bf16's bits (npyHolds).
 //
 // The parser trusts nothing in the file: every length, the header's syntax,
 // the shape (negative, overflowing or absurd dims) and the data size are
@@ -53,6 +55,10 @@ llvm::Expected<NpyHeader> parseNpyHeader(llvm::ArrayRef<uint8_t> bytes,
 
 /// The descr txc writes for a dtype ("<f4", "|b1", "<u2" for bf16).
 llvm::StringRef npyDescr(DType dtype);
+
+/// Whether a .npy file whose descr reads as `fileDType` holds a tensor
+/// declared `declared`: the same dtype, or a <u2 (u16) file for a bf16.
+bool npyHolds(DType fileDType, DType declared);
 
 /// "(3, 4)", "(3,)" or "()": a shape as numpy prints it.
 std::string npyShapeString(llvm::ArrayRef<int64_t> shape);

@@ -41,6 +41,7 @@ enum class DTypeClass {
   Numeric,       ///< integers and floats, not bool
   Float,         ///< f32, f64, f16, bf16
   IntegerOrBool, ///< bitwise on integers, logical on bool
+  Unsigned,      ///< u8, u16, u32, u64 (ONNX's BitShift)
 };
 
 /// What values an elementwise op is defined or continuous on (unary ops),
@@ -108,7 +109,8 @@ struct UnsupportedOpInfo {
 
 /// True if `dtypes` contains `dtype`.
 bool acceptsDType(DTypeClass dtypes, DType dtype);
-/// "float", "numeric", "integer or bool" or "any" (docs/ops.md's words).
+/// "float", "numeric", "integer or bool", "unsigned" or "any" (docs/ops.md's
+/// words).
 llvm::StringRef dtypeClassName(DTypeClass dtypes);
 
 llvm::ArrayRef<OpInfo> allOps();

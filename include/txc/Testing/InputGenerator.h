@@ -48,9 +48,10 @@ llvm::Expected<SymbolValues> parseSymbolValues(const Contract &contract,
 
 /// Random inputs of the shapes the contract gives for `values`: floats
 /// uniform in [-4, 4] (rounded to the dtype), signed integers uniform in
-/// [-8, 8], u8 in [0, 16], with one element in eight replaced by a boundary
-/// value (the type's min and max, -1, 0, 1) so that wrapping and the
-/// division special cases are exercised; bool 0 or 1.
+/// [-8, 8], unsigned ones in [0, 16], with one element in eight replaced by
+/// a boundary value (the type's min and max, -1, 0, 1; for u16, u32 and u64
+/// also 2^(width-1) and 2^(width-1) - 1, where a signed op goes wrong) so
+/// that wrapping and the division special cases are exercised; bool 0 or 1.
 std::vector<Tensor> generateInputs(const Contract &contract,
                                    llvm::ArrayRef<int64_t> values,
                                    uint64_t seed);

@@ -30,6 +30,9 @@ std::pair<std::string, std::string> describe(DTypeClass accepted, DType got) {
   case DTypeClass::IntegerOrBool:
     return {"a bool or integer dtype",
             "compare with 'ne' against 0 to get a bool"};
+  case DTypeClass::Unsigned:
+    return {"an unsigned dtype (u8, u16, u32 or u64)",
+            "insert a 'cast' to the unsigned dtype of the same width"};
   case DTypeClass::Any:
     break;
   }

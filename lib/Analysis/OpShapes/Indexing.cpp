@@ -101,17 +101,19 @@ std::vector<TensorType> inferGatherElements(InferenceContext &ctx) {
   return {TensorType{data.dtype, indices.shape}};
 }
 
-/// Whether `value` is an integer the (integer) dtype holds; u8's delta may
-/// also count down (-255 to -1).
+/// Whether `value` is an integer the (integer) dtype holds; an unsigned
+/// dtype's delta may also count down (u8: -255 to -1).
 bool fitsIntegerDType(double value, DType dtype, bool isDelta) {
   if (value != std::floor(value))
     return false;
   int64_t bits = 8 * dtypeSize(dtype);
-  double low = isSigned(dtype) ? -std::ldexp(1.0, int(bits) - 1) : 0;
-  double high = std::ldexp(1.0, int(bits) - (isSigned(dtype) ? 1 : 0)) - 1;
+  // 2^bits (2^(bits-1) if signed) is exact in a double, its predecessor
+  // not for u64: compare with the limit itself.
+  double limit = std::ldexp(1.0, int(bits) - (isSigned(dtype) ? 1 : 0));
+  double low = isSigned(dtype) ? -limit : 0;
   if (!isSigned(dtype) && isDelta)
-    low = -high;
-  return value >= low && value <= high;
+    low = 1 - limit;
+  return value >= low && value < limit;
 }
 
 /// range(): the 1-D tensor start + i*delta of `dtype`, of length `shape[0]`.

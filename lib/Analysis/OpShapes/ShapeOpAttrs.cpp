@@ -401,6 +401,9 @@ bool fitsIntegerDType(double value, DType dtype) {
   switch (dtype) {
   case DType::Bool: return value == 0 || value == 1;
   case DType::U8: return value >= 0 && value <= 255;
+  case DType::U16: return value >= 0 && value <= 65535;
+  case DType::U32: return value >= 0 && value <= 4294967295.0;
+  case DType::U64: return value >= 0 && value < 18446744073709551616.0;
   case DType::I8: return value >= -128 && value <= 127;
   case DType::I16: return value >= -32768 && value <= 32767;
   case DType::I32: return value >= -2147483648.0 && value <= 2147483647.0;

@@ -155,7 +155,8 @@ Value ieeeMaxMin(Scalar &s, Value x, Value y, bool isMax) {
 Value emitNeg(Scalar &s, ValueRange a) {
   if (s.isFloating())
     return s.op<arith::NegFOp>(a[0]);
-  // 0 - x wraps: neg(INT_MIN) == INT_MIN, and u8 negates modulo 256.
+  // 0 - x wraps: neg(INT_MIN) == INT_MIN, and unsigned dtypes negate
+  // modulo 2^width (u8: 256), as ONNX's Neg does on them (numpy's negative).
   return s.op<arith::SubIOp>(s.like(a[0], 0), a[0]);
 }
 
@@ -306,7 +307,9 @@ llvm::APInt saturateToInt(double value, unsigned width, bool isSigned) {
     return max;
   if (value < (isSigned ? -limit : 0.0))
     return min;
-  return llvm::APInt(width, uint64_t(int64_t(value)), isSigned);
+  // Unsigned bounds may pass INT64_MAX (u64): no trip through int64_t.
+  return llvm::APInt(
+      width, isSigned ? uint64_t(int64_t(value)) : uint64_t(value), isSigned);
 }
 
 Value emitClamp(Scalar &s, ValueRange a) {
@@ -469,7 +472,7 @@ Value emitPow(Scalar &s, ValueRange a) {
 }
 
 /// max/min: floats propagate NaN and order -0 below +0 (PyTorch maximum and
-/// minimum); bool and u8 compare unsigned.
+/// minimum); bool and the unsigned dtypes compare unsigned.
 template <bool IsMax> Value emitMaxMin(Scalar &s, ValueRange a) {
   Value x = a[0], y = a[1];
   if (s.isFloating())
@@ -496,6 +499,18 @@ Value emitCompare(Scalar &s, ValueRange a) {
 /// and/or/xor: i1 ops are the logical ones, wider ones bitwise.
 template <class OpTy> Value emitLogic(Scalar &s, ValueRange a) {
   return s.op<OpTy>(a[0], a[1]);
+}
+
+/// ONNX BitShift on an unsigned dtype: shli or shrui, and 0 for a shift by
+/// the width or more (where shli/shrui give poison, which the select does
+/// not propagate from its unselected side).
+template <bool Left> Value emitShift(Scalar &s, ValueRange a) {
+  Value x = a[0], y = a[1];
+  Type type = x.getType();
+  Value inRange = s.cmpi(arith::CmpIPredicate::ult, y,
+                         s.intConst(type, type.getIntOrFloatBitWidth()));
+  Value shifted = Left ? s.op<arith::ShLIOp>(x, y) : s.op<arith::ShRUIOp>(x, y);
+  return s.select(inRange, shifted, s.intConst(type, 0));
 }
 
 //===----------------------------------------------------------------------===//
@@ -551,6 +566,24 @@ Value wideIntToF32RoundToOdd(Scalar &s, Value x) {
   return s.select(negative, s.op<arith::NegFOp>(f), f);
 }
 
+/// u32/u64 to f32 rounding to odd, through the signed version on a value
+/// that is non-negative as a signed integer: u32 zero-extended to i64; u64
+/// at or above 2^63 halved with its lost bit kept as a sticky bit, which
+/// leaves the significant bits and the inexactness, and so the rounding to
+/// odd, the same; the result is doubled back exactly.
+Value wideUnsignedToF32RoundToOdd(Scalar &s, Value x) {
+  Type type = x.getType();
+  if (type.getIntOrFloatBitWidth() < 64)
+    return wideIntToF32RoundToOdd(s, s.op<arith::ExtUIOp>(s.b.getI64Type(), x));
+  Value one = s.intConst(type, 1);
+  Value high = s.cmpi(arith::CmpIPredicate::slt, x, s.intConst(type, 0));
+  Value halved = s.op<arith::OrIOp>(s.op<arith::ShRUIOp>(x, one),
+                                    s.op<arith::AndIOp>(x, one));
+  Value f = wideIntToF32RoundToOdd(s, s.select(high, halved, x));
+  Type f32 = s.b.getF32Type();
+  return s.select(high, s.op<arith::MulFOp>(f, s.floatConst(f32, 2)), f);
+}
+
 /// Between float dtypes: exact when widening, one rounding to nearest even
 /// when narrowing (f64 to f16/bf16 through f32 rounded to odd).
 Value castFloatToFloat(Scalar &s, Value x, DType from, DType to) {
@@ -578,7 +611,8 @@ Value castIntToFloat(Scalar &s, Value x, bool isSignedInt, DType to) {
   Type f32 = s.b.getF32Type();
   Value f;
   if (to == DType::BF16 && x.getType().getIntOrFloatBitWidth() > 16)
-    f = wideIntToF32RoundToOdd(s, x);
+    f = isSignedInt ? wideIntToF32RoundToOdd(s, x)
+                    : wideUnsignedToF32RoundToOdd(s, x);
   else
     f = isSignedInt ? s.op<arith::SIToFPOp>(f32, x)
                     : s.op<arith::UIToFPOp>(f32, x);
@@ -599,7 +633,8 @@ Value castFloatToInt(Scalar &s, Value x, DType from, DType to) {
   double limit = std::ldexp(1.0, isSignedInt ? width - 1 : width);
   Value high =
       s.cmpf(arith::CmpFPredicate::OGE, x, s.floatConst(floatType, limit));
-  // For u8, (-1, 0) truncates to 0 anyway; NaN counts as low (to 0).
+  // For unsigned dtypes, (-1, 0) truncates to 0 anyway; NaN counts as low
+  // (to 0).
   Value low = isSignedInt ? s.cmpf(arith::CmpFPredicate::OLT, x,
                                    s.floatConst(floatType, -limit))
                           : s.cmpf(arith::CmpFPredicate::ULT, x,
@@ -619,7 +654,7 @@ Value castFloatToInt(Scalar &s, Value x, DType from, DType to) {
 }
 
 /// Between integer dtypes: two's complement wrapping (sign-extend signed
-/// sources, zero-extend u8 and bool, truncate when narrowing).
+/// sources, zero-extend unsigned ones and bool, truncate when narrowing).
 Value castIntToInt(Scalar &s, Value x, bool isSignedInt, DType to) {
   Type target = s.b.getIntegerType(dtypeSize(to) * 8);
   unsigned from = x.getType().getIntOrFloatBitWidth();

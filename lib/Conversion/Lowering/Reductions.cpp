@@ -220,17 +220,17 @@ Value identityValue(OpBuilder &b, Location at, Type type, DType dtype,
         at, b.getFloatAttr(type, APFloat::getInf(floatType.getFloatSemantics(),
                                                  /*Negative=*/isMax)));
   unsigned width = type.getIntOrFloatBitWidth();
-  APInt value = dtype == DType::U8 ? (isMax ? APInt::getMinValue(width)
-                                            : APInt::getMaxValue(width))
-                                   : (isMax ? APInt::getSignedMinValue(width)
-                                            : APInt::getSignedMaxValue(width));
+  APInt value = isUnsigned(dtype) ? (isMax ? APInt::getMinValue(width)
+                                           : APInt::getMaxValue(width))
+                                  : (isMax ? APInt::getSignedMinValue(width)
+                                           : APInt::getSignedMaxValue(width));
   return b.create<arith::ConstantOp>(at, b.getIntegerAttr(type, value));
 }
 
 /// Combines an element into the accumulator. max/min propagate NaN.
 Value combineElement(OpBuilder &b, Location at, OpKind kind, DType dtype,
                      Value x, Value acc) {
-  bool floating = isFloatValue(x), isUnsigned = dtype == DType::U8;
+  bool floating = isFloatValue(x), isUnsigned = txc::isUnsigned(dtype);
   switch (kind) {
   case OpKind::ReduceSum:
   case OpKind::ReduceMean:
@@ -391,7 +391,7 @@ FailureOr<SmallVector<Value>> lowerArgReduce(MLIRGen &gen,
   Value start = identityValue(builder, at, element, type.dtype, node.kind);
   Value zero = gen.scalar(DType::I64, 0, at);
   unsigned axis = space.axes[0];
-  bool isUnsigned = type.dtype == DType::U8;
+  bool isUnsigned = txc::isUnsigned(type.dtype);
   bool selectLast = getBoolAttr(node, "select_last_index", false);
   SmallVector<Value> reduced = buildReduction(
       gen, at, space, input, space.identityMap(gen.context()),
@@ -474,7 +474,7 @@ FailureOr<SmallVector<Value>> lowerTopK(MLIRGen &gen,
   unsigned axis = *normalizeAxis(getIntAttr(node, "axis", -1), type.rank());
   int64_t k = getIntAttr(node, "k", 0);
   bool largest = getBoolAttr(node, "largest", true);
-  bool isUnsigned = type.dtype == DType::U8;
+  bool isUnsigned = txc::isUnsigned(type.dtype);
   ReductionSpace space{type, {axis}};
   TensorType rowType = space.reduced(type.dtype);
   TensorType sliceType = type; // one element along the axis

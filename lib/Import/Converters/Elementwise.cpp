@@ -199,6 +199,18 @@ llvm::LogicalResult convertMod(NodeImporter &node) {
   return node.emitOutput(0, op, {node.input(0), node.input(1)});
 }
 
+/// BitShift-11 (unsigned integers only, as txc's shift ops): `direction`
+/// LEFT or RIGHT, which ONNX requires; a shift by the width or more is 0.
+llvm::LogicalResult convertBitShift(NodeImporter &node) {
+  std::string direction = node.stringAttr("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT")
+    return node.invalid("its direction '" + direction +
+                        "' is not 'LEFT' or 'RIGHT'");
+  OpKind kind = direction == "LEFT" ? OpKind::ShiftLeft : OpKind::ShiftRight;
+  return node.emitOutput(0, getOpInfo(kind).name,
+                         {node.input(0), node.input(1)});
+}
+
 llvm::LogicalResult convertCast(NodeImporter &node) {
   int64_t to = node.intAttr("to", 0);
   std::optional<DType> dtype = dtypeOfOnnx(int32_t(to));
@@ -458,6 +470,7 @@ void txc::onnximport::addElementwiseConverters(
           {"And", 7, 17, convertBinary<OpKind::And>},
           {"Or", 7, 17, convertBinary<OpKind::Or>},
           {"Xor", 7, 17, convertBinary<OpKind::Xor>},
+          {"BitShift", 11, 17, convertBitShift},
           {"Max", 13, 17, convertVariadic<OpKind::Maximum>},
           {"Min", 13, 17, convertVariadic<OpKind::Minimum>},
           {"Sum", 13, 17, convertVariadic<OpKind::Add>},

@@ -251,11 +251,10 @@ static void input_value(enum dtype s, int64_t k, void *out) {
 static void reference_cast(enum dtype s, enum dtype t, const void *in,
                            void *out) {
   if (!is_float(s)) {
-    int64_t i = load_int(s, in);
     if (is_float(t))
-      store_float(t, out, (long double)i);
+      store_float(t, out, int_value(s, in));
     else
-      store_int(t, out, (uint64_t)i);
+      store_int(t, out, load_uint(s, in));
     return;
   }
   long double v = load_float(s, in);
@@ -267,10 +266,12 @@ static void reference_cast(enum dtype s, enum dtype t, const void *in,
     store_int(t, out, 0);
   } else {
     long double r = truncl(v);
-    int64_t i = r >= ldexpl(1, int_width(t) - is_signed_int(t)) ? int_max(t)
-                : r < (long double)int_min(t)                   ? int_min(t)
-                                                                : (int64_t)r;
-    store_int(t, out, (uint64_t)i);
+    uint64_t i = r >= ldexpl(1, int_width(t) - is_signed_int(t))
+                     ? (uint64_t)int_max(t)
+                 : r < (long double)int_min(t) ? (uint64_t)int_min(t)
+                 : is_unsigned_int(t)          ? (uint64_t)r
+                                               : (uint64_t)(int64_t)r;
+    store_int(t, out, i);
   }
 }
 

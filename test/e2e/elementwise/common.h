@@ -14,16 +14,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum dtype { F32, F64, F16, BF16, I8, I16, I32, I64, U8, BOOL, NUM_DTYPES };
+/* In the order of their ABI codes. */
+enum dtype {
+  F32, F64, F16, BF16, I8, I16, I32, I64, U8, BOOL, U16, U32, U64, NUM_DTYPES
+};
 
 static const char *const dtype_names[NUM_DTYPES] = {
-    "f32", "f64", "f16", "bf16", "i8", "i16", "i32", "i64", "u8", "bool"};
+    "f32", "f64", "f16", "bf16", "i8",  "i16", "i32",
+    "i64", "u8",  "bool", "u16", "u32", "u64"};
 /* The ABI codes (TXC_DTYPE_*). */
-static const int dtype_codes[NUM_DTYPES] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-static const int dtype_sizes[NUM_DTYPES] = {4, 8, 2, 2, 1, 2, 4, 8, 1, 1};
+static const int dtype_codes[NUM_DTYPES] = {1, 2,  3,  4,  5,  6, 7,
+                                            8, 9, 10, 11, 12, 13};
+static const int dtype_sizes[NUM_DTYPES] = {4, 8, 2, 2, 1, 2, 4,
+                                            8, 1, 1, 2, 4, 8};
 
 static inline int is_float(enum dtype t) { return t <= BF16; }
 static inline int is_signed_int(enum dtype t) { return t >= I8 && t <= I64; }
+static inline int is_unsigned_int(enum dtype t) {
+  return t == U8 || t == U16 || t == U32 || t == U64;
+}
 static inline int int_width(enum dtype t) {
   return t == BOOL ? 1 : dtype_sizes[t] * 8;
 }
@@ -141,14 +150,26 @@ static inline void store_float(enum dtype t, void *p, long double v) {
   }
 }
 
-/* An integer or bool element, sign- or zero-extended. */
+/* An integer or bool element, sign- or zero-extended (a u64 element is its
+ * bits: load_uint reads it as unsigned). */
 static inline int64_t load_int(enum dtype t, const void *p) {
   int8_t i8;
   int16_t i16;
   int32_t i32;
   int64_t i64;
   uint8_t u8;
+  uint16_t u16;
+  uint32_t u32;
   switch (t) {
+  case U16:
+    memcpy(&u16, p, 2);
+    return u16;
+  case U32:
+    memcpy(&u32, p, 4);
+    return u32;
+  case U64:
+    memcpy(&i64, p, 8);
+    return i64;
   case I8:
     memcpy(&i8, p, 1);
     return i8;
@@ -165,6 +186,18 @@ static inline int64_t load_int(enum dtype t, const void *p) {
     memcpy(&u8, p, 1);
     return u8;
   }
+}
+
+/* An unsigned, integer or bool element zero-extended (signed ones
+ * sign-extended and then taken modulo 2^64). */
+static inline uint64_t load_uint(enum dtype t, const void *p) {
+  return (uint64_t)load_int(t, p);
+}
+
+/* The exact value of an integer or bool element. */
+static inline long double int_value(enum dtype t, const void *p) {
+  return is_unsigned_int(t) ? (long double)load_uint(t, p)
+                            : (long double)load_int(t, p);
 }
 
 /* Stores the low bits of v (two's complement wrapping). */
@@ -190,9 +223,12 @@ static inline int64_t int_min(enum dtype t) {
   return is_signed_int(t) ? (int64_t)(UINT64_C(1) << 63) >> (64 - int_width(t))
                           : 0;
 }
+/* The largest value (for u64: its bits, all ones, as an int64_t). */
 static inline int64_t int_max(enum dtype t) {
   if (t == I64)
     return INT64_MAX;
+  if (t == U64)
+    return -1;
   return is_signed_int(t) ? (INT64_C(1) << (int_width(t) - 1)) - 1
                           : (INT64_C(1) << int_width(t)) - 1;
 }
@@ -211,6 +247,8 @@ static inline void format_element(enum dtype t, const void *p, char *out,
     memcpy(&bits, p, (size_t)dtype_sizes[t]);
     snprintf(out, n, "%.21Lg (0x%llx)", load_float(t, p),
              (unsigned long long)bits);
+  } else if (is_unsigned_int(t)) {
+    snprintf(out, n, "%llu", (unsigned long long)load_uint(t, p));
   } else {
     snprintf(out, n, "%lld", (long long)load_int(t, p));
   }

@@ -80,11 +80,13 @@ enum op_kind {
   AND,
   OR,
   XOR,
+  SHL,
+  SHR,
   SELECT
 };
 
 /* Which dtypes an op accepts. */
-enum accepts { ANY, NUMERIC, FLOATS, INT_OR_BOOL };
+enum accepts { ANY, NUMERIC, FLOATS, INT_OR_BOOL, UNSIGNED };
 
 /* Operands by letter: X, Y [B,256]; R [256]; K [B,1] of the dtype;
  * C [B,256] and D [B,1] bool. */
@@ -178,6 +180,8 @@ static const struct test_case cases[] = {
     BINARY("and", "and", AND, INT_OR_BOOL, "XY"),
     BINARY("or", "or", OR, INT_OR_BOOL, "XY"),
     BINARY("xor", "xor", XOR, INT_OR_BOOL, "XY"),
+    BINARY("shift_left", "shift_left", SHL, UNSIGNED, "XY"),
+    BINARY("shift_right", "shift_right", SHR, UNSIGNED, "XY"),
     BINARY("select", "select", SELECT, ANY, "CXY"),
     /* Broadcasting: [B,256] with [256], [B,1] with [B,256]. */
     BINARY("sub_row", "sub", SUB, NUMERIC, "XR"),
@@ -185,6 +189,7 @@ static const struct test_case cases[] = {
     BINARY("maximum_row", "maximum", MAX, ANY, "RX"),
     BINARY("lt_column", "lt", LT, ANY, "KX"),
     BINARY("xor_row", "xor", XOR, INT_OR_BOOL, "XR"),
+    BINARY("shift_left_column", "shift_left", SHL, UNSIGNED, "XK"),
     BINARY("select_broadcast", "select", SELECT, ANY, "DRK"),
 };
 #define NUM_CASES (int)(sizeof cases / sizeof cases[0])
@@ -199,6 +204,8 @@ static int accepted(const struct test_case *c, enum dtype t) {
     return is_float(t);
   case INT_OR_BOOL:
     return !is_float(t);
+  case UNSIGNED:
+    return is_unsigned_int(t);
   }
   return 0;
 }
@@ -350,6 +357,15 @@ static int64_t int_bound(enum dtype t, double bound) {
   return (int64_t)bound;
 }
 
+/* A clamp bound of an unsigned dtype, saturated to [0, max]. */
+static uint64_t uint_bound(enum dtype t, double bound) {
+  if (bound <= 0)
+    return 0;
+  if (bound >= ldexp(1, int_width(t)))
+    return (uint64_t)int_max(t);
+  return (uint64_t)bound;
+}
+
 static uint64_t int_pow(uint64_t x, uint64_t e) {
   uint64_t result = 1;
   for (; e; e >>= 1, x *= x)
@@ -424,6 +440,65 @@ static int64_t ref_int(const struct test_case *c, enum dtype t, int64_t x,
   exit(2);
 }
 
+/* The unsigned dtypes, computed in uint64_t and wrapped to the width
+ * (docs/ops.md): every comparison, division and remainder unsigned. */
+static uint64_t ref_uint(const struct test_case *c, enum dtype t, uint64_t x,
+                         uint64_t y) {
+  int width = int_width(t);
+  uint64_t mask = width == 64 ? ~UINT64_C(0) : (UINT64_C(1) << width) - 1;
+  switch (c->kind) {
+  case NEG:
+    return (0 - x) & mask;
+  case ABS:
+  case FLOOR:
+  case CEIL:
+  case ROUND:
+  case RELU:
+    return x;
+  case SIGN:
+    return x != 0;
+  case NOT:
+    return ~x & mask;
+  case CLAMP:
+    if (c->has_min && x < uint_bound(t, c->min))
+      x = uint_bound(t, c->min);
+    if (c->has_max && x > uint_bound(t, c->max))
+      x = uint_bound(t, c->max);
+    return x;
+  case ADD:
+    return (x + y) & mask;
+  case SUB:
+    return (x - y) & mask;
+  case MUL:
+    return (x * y) & mask;
+  case DIV:
+    return y == 0 ? 0 : x / y;
+  case MOD:
+  case FMOD:
+    return y == 0 ? 0 : x % y;
+  case POW:
+    return int_pow(x, y) & mask;
+  case MAX:
+    return x > y ? x : y;
+  case MIN:
+    return x < y ? x : y;
+  case AND:
+    return x & y;
+  case OR:
+    return x | y;
+  case XOR:
+    return x ^ y;
+  case SHL:
+    return y >= (uint64_t)width ? 0 : (x << y) & mask;
+  case SHR:
+    return y >= (uint64_t)width ? 0 : x >> y;
+  default:
+    break;
+  }
+  fprintf(stderr, "no unsigned reference for %s\n", c->name);
+  exit(2);
+}
+
 static int ref_compare(enum op_kind kind, long double x, long double y) {
   switch (kind) {
   case EQ:
@@ -451,9 +526,14 @@ static void reference(const struct test_case *c, enum dtype t,
   }
   int binary = c->operands[1] != 0;
   if (is_comparison(c->kind)) {
-    long double x = is_float(t) ? load_float(t, args[0]) : load_int(t, args[0]);
-    long double y = is_float(t) ? load_float(t, args[1]) : load_int(t, args[1]);
+    long double x = is_float(t) ? load_float(t, args[0]) : int_value(t, args[0]);
+    long double y = is_float(t) ? load_float(t, args[1]) : int_value(t, args[1]);
     store_int(BOOL, out, (uint64_t)ref_compare(c->kind, x, y));
+    return;
+  }
+  if (is_unsigned_int(t)) {
+    uint64_t y = binary ? load_uint(t, args[1]) : 0;
+    store_int(t, out, ref_uint(c, t, load_uint(t, args[0]), y));
     return;
   }
   if (!is_float(t)) {

@@ -189,6 +189,71 @@ TEST(Interpreter, IntegerDivisionTruncatesAndNeverTraps) {
             (std::vector<int64_t>{66, 0, 0}));
 }
 
+TEST(Interpreter, WideUnsignedDTypesAreUnsigned) {
+  // 2^31 and 2^32 - 1 are negative to a signed op of the same width.
+  const int64_t top32 = int64_t(1) << 31, max32 = 4294967295;
+  auto u32 = [&](const char *op) {
+    return runOne(check(binary(op, "u32", "[3]", "[3]")),
+                  {makeInt(DType::U32, {3}, {max32, top32, 7}),
+                   makeInt(DType::U32, {3}, {2, 3, max32})});
+  };
+  EXPECT_EQ(ints(u32("div")), (std::vector<int64_t>{2147483647, 715827882, 0}));
+  EXPECT_EQ(ints(u32("mod")), (std::vector<int64_t>{1, 2, 7}));
+  EXPECT_EQ(ints(u32("lt")), (std::vector<int64_t>{0, 0, 1}));
+  EXPECT_EQ(ints(u32("maximum")), (std::vector<int64_t>{max32, top32, max32}));
+  // u64: INT64_MIN's bits are 2^63, above 1.
+  Checked gt = check(binary("gt", "u64", "[2]", "[2]"));
+  EXPECT_EQ(ints(runOne(gt, {makeInt(DType::U64, {2}, {INT64_MIN, -1}),
+                             makeInt(DType::U64, {2}, {1, INT64_MIN})})),
+            (std::vector<int64_t>{1, 1}));
+  Checked sum = check(oneNode(
+      R"({"name": "A", "dtype": "u16", "shape": [3]})",
+      R"({"name": "n", "op": "min", "operands": ["A"], "attributes": {"axes": [0]}})"));
+  EXPECT_EQ(
+      ints(runOne(sum, {makeInt(DType::U16, {3}, {65535, 32768, 40000})})),
+      (std::vector<int64_t>{32768}));
+}
+
+TEST(Interpreter, ShiftsGiveZeroPastTheWidth) {
+  Checked left = check(binary("shift_left", "u8", "[4]", "[4]"));
+  EXPECT_EQ(ints(runOne(left, {makeInt(DType::U8, {4}, {1, 255, 3, 1}),
+                               makeInt(DType::U8, {4}, {7, 1, 8, 255})})),
+            (std::vector<int64_t>{128, 254, 0, 0}));
+  Checked right = check(binary("shift_right", "u64", "[3]", "[3]"));
+  EXPECT_EQ(ints(runOne(right, {makeInt(DType::U64, {3}, {INT64_MIN, -1, -1}),
+                                makeInt(DType::U64, {3}, {63, 64, 1})})),
+            (std::vector<int64_t>{1, 0, INT64_MAX}));
+}
+
+TEST(Interpreter, UnsignedCastsRoundOnceAndSaturate) {
+  auto cast = [&](const char *from, const char *to, DType fromType,
+                  std::vector<int64_t> bits) {
+    Checked p = check(oneNode(
+        std::string(R"({"name": "A", "dtype": ")") + from + R"(", "shape": [)" +
+            std::to_string(bits.size()) + "]}",
+        std::string(R"({"name": "n", "op": "cast", "operands": ["A"], )") +
+            R"("attributes": {"dtype": ")" + to + R"("}})"));
+    return runOne(p, {makeInt(fromType, {int64_t(bits.size())}, bits)});
+  };
+  // u64 max is 2^64 - 1: f32 2^64, not -1.
+  EXPECT_EQ(values(cast("u64", "f32", DType::U64, {-1})),
+            (std::vector<double>{18446744073709551616.0}));
+  // 2^63 + 2^55 + 1 is just above the midpoint between two bf16 values
+  // (8 significant bits): rounding through a double first loses the 1 and
+  // ties to even, down; rounding once goes up.
+  Tensor b = cast("u64", "bf16", DType::U64,
+                  {int64_t((uint64_t(1) << 63) | (uint64_t(1) << 55) | 1)});
+  EXPECT_EQ(b.getDouble(0), std::ldexp(1.0, 63) + std::ldexp(1.0, 56));
+  // Float to unsigned: truncate, saturate, NaN and negatives to 0.
+  Checked f = check(oneNode(
+      R"({"name": "A", "dtype": "f64", "shape": [5]})",
+      R"({"name": "n", "op": "cast", "operands": ["A"], "attributes": {"dtype": "u64"}})"));
+  Tensor u = runOne(f, {make(DType::F64, {5},
+                             {-1.0, 1e20, std::nan(""), 9223372036854775808.0,
+                              4294967295.9})});
+  EXPECT_EQ(ints(u), (std::vector<int64_t>{0, -1, 0, INT64_MIN, 4294967295}));
+}
+
 TEST(Interpreter, FloatDivisionFollowsIEEE) {
   Checked p = check(binary("div", "f32", "[4]", "[4]"));
   Tensor y = runOne(p, {make(DType::F32, {4}, {1, -1, 0, 1}),

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
+#include <tuple>
 
 using namespace txc;
 
@@ -49,6 +52,12 @@ TEST(Npy, RoundTripsEveryDType) {
       EXPECT_EQ((file.size() - tensor.sizeBytes()) % 64, 0u);
       auto back = parseNpy(asBytes(file), "t.npy");
       ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+      // bf16 is written as its bits, <u2, which reads as u16 (bf16 again
+      // where bf16 is declared: readNpyFileAs).
+      if (dtype == DType::BF16) {
+        EXPECT_EQ(back->dtype(), DType::U16);
+        back->reinterpret(DType::BF16);
+      }
       EXPECT_TRUE(back->identical(tensor)) << tensor.typeString();
     }
   }
@@ -68,6 +77,51 @@ TEST(Npy, WritesNumpyHeaders) {
             std::string::npos);
   EXPECT_NE(writeNpy(Tensor(DType::U8, {})).find("'shape': ()"),
             std::string::npos);
+  EXPECT_NE(writeNpy(Tensor(DType::U16, {1})).find("'<u2'"), std::string::npos);
+  EXPECT_NE(writeNpy(Tensor(DType::U32, {1})).find("'<u4'"), std::string::npos);
+  EXPECT_NE(writeNpy(Tensor(DType::U64, {1})).find("'<u8'"), std::string::npos);
+}
+
+TEST(Npy, ReadsUnsignedDTypes) {
+  // 0xFFFF..., then 2^(width-1): values a signed reading gets wrong.
+  for (auto [descr, dtype, size] :
+       {std::tuple<const char *, DType, int>{"<u2", DType::U16, 2},
+        {"<u4", DType::U32, 4},
+        {"<u8", DType::U64, 8}}) {
+    SCOPED_TRACE(descr);
+    std::string data(2 * size, '\xff');
+    std::fill(data.begin() + size, data.end() - 1, '\0');
+    data.back() = '\x80';
+    auto t = parseNpy(asBytes(npyFile(std::string("{'descr': '") + descr +
+                                          "', 'fortran_order': False, "
+                                          "'shape': (2,), }",
+                                      data)),
+                      "t.npy");
+    ASSERT_TRUE(bool(t)) << llvm::toString(t.takeError());
+    EXPECT_EQ(t->dtype(), dtype);
+    EXPECT_EQ(t->getDouble(0), std::ldexp(1.0, 8 * size) - 1);
+    EXPECT_EQ(t->getDouble(1), std::ldexp(1.0, 8 * size - 1));
+    // What txc writes it reads back the same.
+    std::string again = writeNpy(*t);
+    auto back = parseNpy(asBytes(again), "again.npy");
+    ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+    EXPECT_TRUE(back->identical(*t));
+  }
+}
+
+TEST(Npy, U2FilesHoldBF16WhereBF16IsDeclared) {
+  EXPECT_TRUE(npyHolds(DType::U16, DType::BF16));
+  EXPECT_TRUE(npyHolds(DType::U16, DType::U16));
+  EXPECT_FALSE(npyHolds(DType::U16, DType::F16));
+  EXPECT_FALSE(npyHolds(DType::U16, DType::I16));
+  EXPECT_FALSE(npyHolds(DType::BF16, DType::U16));
+  EXPECT_EQ(npyDescr(DType::BF16), "<u2");
+  EXPECT_EQ(npyDescr(DType::U16), "<u2");
+  Tensor t(DType::U16, {1});
+  t.store<uint16_t>(0, 0x3F80); // 1.0 in bf16
+  t.reinterpret(DType::BF16);
+  EXPECT_EQ(t.dtype(), DType::BF16);
+  EXPECT_EQ(t.getDouble(0), 1.0);
 }
 
 TEST(Npy, ReadsVersions2And3AndHeaderVariants) {
@@ -88,7 +142,7 @@ TEST(Npy, ReadsVersions2And3AndHeaderVariants) {
                                     std::string(4, '\0'))),
                     "t.npy");
   ASSERT_TRUE(bool(t)) << llvm::toString(t.takeError());
-  EXPECT_EQ(t->dtype(), DType::BF16); // <u2 is read as bf16 bits
+  EXPECT_EQ(t->dtype(), DType::U16); // bf16 bits only where bf16 is declared
   EXPECT_EQ(t->shape(), llvm::ArrayRef<int64_t>({2, 1}));
   auto one = parseNpy(asBytes(npyFile("{'descr': '<i1', 'fortran_order': "
                                       "False, 'shape': (1,), }",
