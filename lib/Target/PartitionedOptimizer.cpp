@@ -203,8 +203,32 @@ static Split splitModule(llvm::Module &module, const PartitionPlan &plan) {
   return split;
 }
 
+/// Erases the declarations that cloning made of the other partitions'
+/// definitions and that this partition does not use. A local function of
+/// another partition is external only when this one calls it; an unused
+/// declaration of it would stay (at -O0 nothing deletes it) and make the
+/// linker rename the local definition when the partitions are linked.
+static void eraseUnusedDeclarations(llvm::Module &clone,
+                                    const llvm::Module &original) {
+  for (llvm::Function &function :
+       llvm::make_early_inc_range(clone.functions())) {
+    const llvm::Function *source = original.getFunction(function.getName());
+    if (function.isDeclaration() && function.use_empty() && source &&
+        !source->isDeclaration())
+      function.eraseFromParent();
+  }
+  for (llvm::GlobalVariable &variable :
+       llvm::make_early_inc_range(clone.globals())) {
+    const llvm::GlobalVariable *source =
+        original.getNamedGlobal(variable.getName());
+    if (variable.isDeclaration() && variable.use_empty() && source &&
+        !source->isDeclaration())
+      variable.eraseFromParent();
+  }
+}
+
 /// The bitcode of partition `partition`: its definitions, declarations of
-/// the rest.
+/// the rest that it uses.
 static std::string partitionBitcode(const llvm::Module &module,
                                     const Split &split, unsigned partition) {
   llvm::ValueToValueMapTy map;
@@ -216,6 +240,7 @@ static std::string partitionBitcode(const llvm::Module &module,
   for (const llvm::GlobalValue *copy : split.copies[partition])
     llvm::cast<llvm::GlobalValue>(map[copy])
         ->setLinkage(llvm::GlobalValue::AvailableExternallyLinkage);
+  eraseUnusedDeclarations(*clone, module);
   std::string bitcode;
   llvm::raw_string_ostream os(bitcode);
   llvm::WriteBitcodeToFile(*clone, os);
