@@ -16,8 +16,6 @@
 #include "llvm/Support/Threading.h"
 #include "mlir/Support/Timing.h"
 
-#include "llvm/IR/DiagnosticInfo.h"
-#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -46,31 +44,25 @@ PipelineOptions txc::pipelineOptionsFor(const llvm::TargetMachine &machine,
   return options;
 }
 
-/// Collects the errors LLVM reports through its context; without a handler
-/// LLVM only prints them and code generation "succeeds".
-static void collectLLVMDiagnostic(const llvm::DiagnosticInfo *info,
-                                  void *errors) {
-  if (info->getSeverity() != llvm::DS_Error)
-    return;
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  llvm::DiagnosticPrinterRawOStream printer(os);
-  info->print(printer);
-  auto &list = *static_cast<std::vector<std::string> *>(errors);
-  std::string message = llvm::StringRef(os.str()).trim().str();
-  if (!llvm::is_contained(list, message))
-    list.push_back(std::move(message));
-}
-
 bool txc::generateCode(llvm::Module &module, llvm::TargetMachine &machine,
                        MachineCodeKind kind, llvm::StringRef programFile,
-                       DiagnosticEngine &diags, llvm::raw_pwrite_stream &out) {
+                       DiagnosticEngine &diags, llvm::raw_pwrite_stream &out,
+                       const CodegenPartitions *partitions,
+                       mlir::TimingScope *timing) {
   std::vector<std::string> errors;
   llvm::LLVMContext &context = module.getContext();
   auto previousHandler = context.getDiagnosticHandlerCallBack();
   void *previousContext = context.getDiagnosticContext();
-  context.setDiagnosticHandlerCallBack(collectLLVMDiagnostic, &errors);
-  llvm::Error err = emitMachineCode(module, machine, kind, out);
+  context.setDiagnosticHandlerCallBack(collectLLVMErrors, &errors);
+  llvm::Error err = prepareForCodegen(module);
+  if (!err) {
+    mlir::TimingScope noTiming;
+    err = partitions
+              ? emitMachineCodeInPartitions(module, machine, kind, *partitions,
+                                            timing ? *timing : noTiming,
+                                            errors, out)
+              : emitPreparedMachineCode(module, machine, kind, out);
+  }
   context.setDiagnosticHandlerCallBack(previousHandler, previousContext);
   if (err) {
     diags.error(DiagCategory::Target, "codegen", programFile, Loc(),
@@ -112,10 +104,13 @@ std::optional<std::string>
 txc::generateCode(llvm::Module &module, llvm::TargetMachine &machine,
                   MachineCodeKind kind, llvm::StringRef programFile,
                   DiagnosticEngine &diags, const WeightsPlan *weights,
-                  std::vector<std::string> *imports) {
+                  std::vector<std::string> *imports,
+                  const CodegenPartitions *partitions,
+                  mlir::TimingScope *timing) {
   llvm::SmallVector<char, 0> bytes;
   llvm::raw_svector_ostream stream(bytes);
-  if (!generateCode(module, machine, kind, programFile, diags, stream))
+  if (!generateCode(module, machine, kind, programFile, diags, stream,
+                    partitions, timing))
     return std::nullopt;
   std::string object(bytes.begin(), bytes.end());
   if (kind == MachineCodeKind::Object) {
@@ -262,6 +257,11 @@ partitionRoots(const llvm::Module &module, const Contract &contract) {
   return names;
 }
 
+CodegenPartitions Compiler::codegenPartitions(const llvm::Module &module,
+                                              const Contract &contract) const {
+  return {partitionRoots(module, contract), threads.get()};
+}
+
 std::unique_ptr<llvm::Module> Compiler::buildLLVMModule(
     const CheckedProgram &checked, llvm::LLVMContext &llvmContext,
     llvm::TargetMachine &machine, const PipelineOptions &options,
@@ -338,6 +338,8 @@ Compiler::compileObject(const CheckedProgram &checked, const TargetSpec &spec,
       checked, llvmContext, **machine, options, diags, timing, weights);
   if (!module)
     return std::nullopt;
+  CodegenPartitions partitions = codegenPartitions(*module, checked.contract);
   return generateCode(*module, **machine, MachineCodeKind::Object,
-                      checked.program->file, diags, &weights);
+                      checked.program->file, diags, &weights,
+                      /*imports=*/nullptr, &partitions);
 }

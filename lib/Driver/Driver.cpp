@@ -278,12 +278,14 @@ static std::string weightsBlobPath(const CompileOptions &options,
 /// `imports`.
 static bool emitObjectFile(llvm::Module &module, llvm::TargetMachine &machine,
                            const Program &program, const WeightsPlan &weights,
+                           const CodegenPartitions &partitions,
+                           mlir::TimingScope &timing,
                            OutputFileSet::Streamed &out,
                            std::vector<std::string> &imports,
                            DiagnosticEngine &diags) {
   llvm::raw_fd_ostream &os = out.stream();
   if (!generateCode(module, machine, MachineCodeKind::Object, program.file,
-                    diags, os))
+                    diags, os, &partitions, &timing))
     return false;
   os.flush();
   auto ioError = [&](std::error_code ec) {
@@ -643,8 +645,10 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
         return diags.exitCode();
       }
       std::vector<std::string> imports;
-      if (!emitObjectFile(*llvmModule, **machine, program, weights, **streamed,
-                          imports, diags))
+      CodegenPartitions partitions =
+          compiler.codegenPartitions(*llvmModule, contract);
+      if (!emitObjectFile(*llvmModule, **machine, program, weights, partitions,
+                          codegen, **streamed, imports, diags))
         return diags.exitCode();
       info.imports = std::move(imports);
       primaryStreamed = true;
@@ -652,10 +656,12 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
       mlir::TimingScope codegen = root.nest("llvm-codegen");
       bool object = options.emit == EmitKind::Object;
       std::vector<std::string> imports;
+      CodegenPartitions partitions =
+          compiler.codegenPartitions(*llvmModule, contract);
       auto code = generateCode(
           *llvmModule, **machine,
           object ? MachineCodeKind::Object : MachineCodeKind::Assembly,
-          program.file, diags, &weights, &imports);
+          program.file, diags, &weights, &imports, &partitions, &codegen);
       if (!code)
         return diags.exitCode();
       artifacts.primary = std::move(*code);

@@ -8,6 +8,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -41,6 +43,8 @@ static void initializeTargets() {
     llvm::InitializeAllTargets();
     llvm::InitializeAllTargetMCs();
     llvm::InitializeAllAsmPrinters();
+    // Partitioned code generation assembles the partitions' assembly.
+    llvm::InitializeAllAsmParsers();
   });
 }
 
@@ -510,16 +514,33 @@ static void bfloatAsBits(llvm::Module &module) {
   }
 }
 
-llvm::Error txc::emitMachineCode(llvm::Module &module,
-                                 llvm::TargetMachine &machine,
-                                 MachineCodeKind kind,
-                                 llvm::raw_pwrite_stream &out) {
+void txc::collectLLVMErrors(const llvm::DiagnosticInfo *info, void *errors) {
+  if (info->getSeverity() != llvm::DS_Error)
+    return;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::DiagnosticPrinterRawOStream printer(os);
+  info->print(printer);
+  auto &list = *static_cast<std::vector<std::string> *>(errors);
+  std::string message = llvm::StringRef(text).trim().str();
+  if (!llvm::is_contained(list, message))
+    list.push_back(std::move(message));
+}
+
+llvm::Error txc::prepareForCodegen(llvm::Module &module) {
   disablePostRAScheduler();
   defineTruncSFBF2(module);
   bfloatAsBits(module);
   if (llvm::verifyModule(module, &llvm::errs()))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "internal error: invalid LLVM IR");
+  return llvm::Error::success();
+}
+
+llvm::Error txc::emitPreparedMachineCode(llvm::Module &module,
+                                         llvm::TargetMachine &machine,
+                                         MachineCodeKind kind,
+                                         llvm::raw_pwrite_stream &out) {
   llvm::legacy::PassManager passes;
   passes.add(new llvm::TargetLibraryInfoWrapperPass(
       importableLibraryInfo(machine.getTargetTriple())));
@@ -531,6 +552,15 @@ llvm::Error txc::emitMachineCode(llvm::Module &module,
                                    "the target cannot emit this file type");
   passes.run(module);
   return llvm::Error::success();
+}
+
+llvm::Error txc::emitMachineCode(llvm::Module &module,
+                                 llvm::TargetMachine &machine,
+                                 MachineCodeKind kind,
+                                 llvm::raw_pwrite_stream &out) {
+  if (llvm::Error err = prepareForCodegen(module))
+    return err;
+  return emitPreparedMachineCode(module, machine, kind, out);
 }
 
 llvm::Expected<std::string> txc::emitMachineCode(llvm::Module &module,

@@ -1,6 +1,7 @@
 //===- PartitionedOptimizer.cpp - LLVM optimization on several threads ----===//
 #include "txc/Target/PartitionedOptimizer.h"
 #include "txc/Target/ObjectEmitter.h"
+#include "ModuleSplit.h"
 
 #include "mlir/Support/Timing.h"
 
@@ -126,27 +127,6 @@ PartitionPlan txc::planPartitions(const llvm::Module &module,
   return plan;
 }
 
-namespace {
-/// A local value made external and hidden while the module is split.
-struct Externalized {
-  std::string name;
-  llvm::GlobalValue::LinkageTypes linkage;
-  llvm::GlobalValue::VisibilityTypes visibility;
-  bool dsoLocal;
-};
-
-/// The split module: where each definition lives, and what was changed to
-/// make references between partitions valid.
-struct Split {
-  llvm::DenseMap<const llvm::GlobalValue *, unsigned> home;
-  /// The constants each partition but 0 gets an available_externally copy
-  /// of, so that it folds loads from them as the whole module did.
-  std::vector<llvm::SmallPtrSet<const llvm::GlobalValue *, 8>> copies;
-  std::vector<Externalized> externalized;
-  unsigned count = 1;
-};
-} // namespace
-
 /// Whether a partition may see the initializer of a variable defined in
 /// another: a constant whose contents are known now (not the embedded
 /// weights, which are externally initialized placeholders).
@@ -167,7 +147,7 @@ static void externalize(llvm::GlobalValue &global, Split &split) {
   global.setVisibility(llvm::GlobalValue::HiddenVisibility);
 }
 
-static Split splitModule(llvm::Module &module, const PartitionPlan &plan) {
+Split txc::splitModule(llvm::Module &module, const PartitionPlan &plan) {
   Split split;
   split.count = plan.count;
   split.copies.resize(plan.count);
@@ -229,8 +209,8 @@ static void eraseUnusedDeclarations(llvm::Module &clone,
 
 /// The bitcode of partition `partition`: its definitions, declarations of
 /// the rest that it uses.
-static std::string partitionBitcode(const llvm::Module &module,
-                                    const Split &split, unsigned partition) {
+std::string txc::partitionBitcode(const llvm::Module &module,
+                                  const Split &split, unsigned partition) {
   llvm::ValueToValueMapTy map;
   std::unique_ptr<llvm::Module> clone = llvm::CloneModule(
       module, map, [&](const llvm::GlobalValue *global) {
@@ -268,8 +248,7 @@ static std::string optimizePartition(std::string &bitcode,
   return "";
 }
 
-/// Local again what was externalized.
-static void restoreLocals(llvm::Module &module, const Split &split) {
+void txc::restoreLocals(llvm::Module &module, const Split &split) {
   for (const Externalized &value : split.externalized) {
     llvm::GlobalValue *global = module.getNamedValue(value.name);
     if (!global)
@@ -314,39 +293,37 @@ static void restoreOrder(llvm::Module &module,
   }
 }
 
-static llvm::Error partitionError(unsigned partition, const std::string &what) {
+llvm::Error txc::partitionError(unsigned partition,
+                                const std::string &what) {
   return llvm::createStringError(
       llvm::inconvertibleErrorCode(),
       "internal error: LLVM partition %u: %s", partition, what.c_str());
 }
 
-/// Optimizes every partition's bitcode in place, on `threads` if given;
-/// each partition is timed on its own thread.
-static llvm::Error optimizeAll(std::vector<std::string> &bitcode,
-                               const llvm::TargetMachine &machine,
-                               unsigned optLevel,
-                               llvm::ThreadPoolInterface *threads,
-                               mlir::TimingScope &timing) {
-  std::vector<std::string> errors(bitcode.size());
+llvm::Error txc::runPartitions(
+    unsigned count, llvm::ThreadPoolInterface *threads,
+    mlir::TimingScope &timing,
+    llvm::function_ref<std::string(unsigned partition)> work) {
+  std::vector<std::string> errors(count);
   // The timers' names, made here: a worker thread only reads them.
   std::vector<std::string> names;
-  for (unsigned p = 0; p < bitcode.size(); ++p)
+  for (unsigned p = 0; p < count; ++p)
     names.push_back("partition " + std::to_string(p));
   auto run = [&](unsigned p) {
     mlir::TimingScope scope =
         timing.nest(&names[p], [&names, p] { return names[p]; });
-    errors[p] = optimizePartition(bitcode[p], machine, optLevel);
+    errors[p] = work(p);
   };
   if (threads) {
     llvm::ThreadPoolTaskGroup group(*threads);
-    for (unsigned p = 0; p < bitcode.size(); ++p)
+    for (unsigned p = 0; p < count; ++p)
       group.async(run, p);
     group.wait();
   } else {
-    for (unsigned p = 0; p < bitcode.size(); ++p)
+    for (unsigned p = 0; p < count; ++p)
       run(p);
   }
-  for (unsigned p = 0; p < errors.size(); ++p)
+  for (unsigned p = 0; p < count; ++p)
     if (!errors[p].empty())
       return partitionError(p, errors[p]);
   return llvm::Error::success();
@@ -399,8 +376,10 @@ llvm::Expected<std::unique_ptr<llvm::Module>> txc::optimizeInPartitions(
   }
   {
     mlir::TimingScope scope = timing.nest("llvm-partitions");
-    if (llvm::Error err =
-            optimizeAll(bitcode, machine, optLevel, threads, scope))
+    auto optimize = [&](unsigned p) {
+      return optimizePartition(bitcode[p], machine, optLevel);
+    };
+    if (llvm::Error err = runPartitions(split.count, threads, scope, optimize))
       return err;
   }
   mlir::TimingScope scope = timing.nest("llvm-link");

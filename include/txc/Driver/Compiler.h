@@ -17,6 +17,7 @@
 #include "txc/Driver/Driver.h"
 #include "txc/Pipeline/Pipeline.h"
 #include "txc/Target/ObjectEmitter.h"
+#include "txc/Target/PartitionedCodegen.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -52,9 +53,13 @@ struct WeightsPlan;
 /// Generates object code or assembly from `module` into `out`, reporting
 /// the errors LLVM raises while doing so (an operation the target cannot
 /// lower) as target errors. False after reporting.
+/// With `partitions`, in the partitions of emitMachineCodeInPartitions on
+/// its threads, timed under `timing`.
 bool generateCode(llvm::Module &module, llvm::TargetMachine &machine,
                   MachineCodeKind kind, llvm::StringRef programFile,
-                  DiagnosticEngine &diags, llvm::raw_pwrite_stream &out);
+                  DiagnosticEngine &diags, llvm::raw_pwrite_stream &out,
+                  const CodegenPartitions *partitions = nullptr,
+                  mlir::TimingScope *timing = nullptr);
 
 /// The same in memory; for an object, also writes the embedded weights of
 /// `weights` into it and checks its imports (checkedObjectImports), which
@@ -63,7 +68,9 @@ std::optional<std::string>
 generateCode(llvm::Module &module, llvm::TargetMachine &machine,
              MachineCodeKind kind, llvm::StringRef programFile,
              DiagnosticEngine &diags, const WeightsPlan *weights = nullptr,
-             std::vector<std::string> *imports = nullptr);
+             std::vector<std::string> *imports = nullptr,
+             const CodegenPartitions *partitions = nullptr,
+             mlir::TimingScope *timing = nullptr);
 
 /// The functions a generated object imports, sorted. An import that is not
 /// in txc/Target/Imports.def breaks the promise of docs/abi.md ("Imports")
@@ -100,6 +107,11 @@ public:
                   DiagnosticEngine &diags, mlir::TimingScope &timing,
                   const WeightsPlan &weights,
                   uint64_t *workspaceBytes = nullptr);
+
+  /// How code generation cuts `module` (built by buildLLVMModule for
+  /// `contract`) into partitions, and the threads it runs them on.
+  CodegenPartitions codegenPartitions(const llvm::Module &module,
+                                      const Contract &contract) const;
 
   /// The bytes of the object `txc compile` writes for `spec` (whose
   /// optLevel is also the pipeline's), with embedded weights.

@@ -11,6 +11,7 @@
 #include <vector>
 
 namespace llvm {
+class DiagnosticInfo;
 class LLVMContext;
 class Triple;
 class Module;
@@ -109,6 +110,21 @@ llvm::Expected<std::string> emitMachineCode(llvm::Module &module,
 /// The same into a stream (a file, for objects too large to hold twice).
 llvm::Error emitMachineCode(llvm::Module &module, llvm::TargetMachine &machine,
                             MachineCodeKind kind, llvm::raw_pwrite_stream &out);
+
+/// An LLVMContext diagnostic handler appending the text of each error, once,
+/// to the std::vector<std::string> at `errors`: without a handler LLVM only
+/// prints them and code generation "succeeds".
+void collectLLVMErrors(const llvm::DiagnosticInfo *info, void *errors);
+
+/// What emitMachineCode does to the module before code generation: defines
+/// the helpers LLVM's backends may call, works around their bf16 crashes,
+/// and verifies the module.
+llvm::Error prepareForCodegen(llvm::Module &module);
+/// Code generation of a module prepareForCodegen prepared.
+llvm::Error emitPreparedMachineCode(llvm::Module &module,
+                                    llvm::TargetMachine &machine,
+                                    MachineCodeKind kind,
+                                    llvm::raw_pwrite_stream &out);
 
 } // namespace txc
 
