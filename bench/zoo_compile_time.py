@@ -27,32 +27,18 @@ import make_zoo  # noqa: E402
 from compile_time import run_measured  # noqa: E402
 
 
-class BertBase(torch.nn.Module):
-    """BERT-base's encoder stack on a small embedding."""
-
-    def __init__(self, vocab=1000, d_model=768, layers=12):
-        super().__init__()
-        self.embedding = torch.nn.Embedding(vocab, d_model)
-        layer = torch.nn.TransformerEncoderLayer(
-            d_model, nhead=12, dim_feedforward=3072, activation="gelu",
-            batch_first=True)
-        self.encoder = torch.nn.TransformerEncoder(
-            layer, num_layers=layers, enable_nested_tensor=False)
-        # TransformerEncoder copies one layer: give each its own weights
-        # (the exporter would store identical copies once).
-        for parameter in self.encoder.parameters():
-            if parameter.dim() > 1:
-                torch.nn.init.xavier_uniform_(parameter)
-
-    def forward(self, ids):
-        return self.encoder(self.embedding(ids))
+def bert_base():
+    """BERT-base's encoder stack (each layer its own weights) on a small
+    embedding."""
+    return make_zoo.Encoder(vocab=1000, d_model=768, nhead=12,
+                            dim_feedforward=3072, layers=12)
 
 
 def export_bert_base(work):
     """bert_base.onnx and its --dim flags; exported with grad enabled
     (PyTorch 1.13's no-grad attention path has no ONNX export)."""
     torch.manual_seed(0)
-    model = BertBase().eval()
+    model = bert_base().eval()
     ids = torch.randint(0, 1000, (2, 16))
     with torch.set_grad_enabled(True):
         torch.onnx.export(model, (ids,), os.path.join(work, "bert_base.onnx"),

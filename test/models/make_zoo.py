@@ -56,15 +56,16 @@ class TextConv(torch.nn.Module):
 class Encoder(torch.nn.Module):
     """A BERT-style encoder: embedding, 4 TransformerEncoderLayers."""
 
-    def __init__(self, vocab=1000, d_model=256):
+    def __init__(self, vocab=1000, d_model=256, nhead=4, dim_feedforward=1024,
+                 layers=4):
         super().__init__()
         self.embedding = torch.nn.Embedding(vocab, d_model)
         layer = torch.nn.TransformerEncoderLayer(
-            d_model, nhead=4, dim_feedforward=1024, activation="gelu",
-            batch_first=True)
+            d_model, nhead=nhead, dim_feedforward=dim_feedforward,
+            activation="gelu", batch_first=True)
         self.encoder = torch.nn.TransformerEncoder(
-            layer, num_layers=4, enable_nested_tensor=False)
-        # TransformerEncoder copies one layer four times: give each its own
+            layer, num_layers=layers, enable_nested_tensor=False)
+        # TransformerEncoder copies one layer into each of its layers: give each its own
         # weights, so that a mixed-up layer cannot go unnoticed.
         for parameter in self.encoder.parameters():
             if parameter.dim() > 1:
