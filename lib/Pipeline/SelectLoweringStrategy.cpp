@@ -379,28 +379,35 @@ StrategySelector::rowOrElementwiseConfig(Operation *op,
 }
 
 void StrategySelector::select(func::FuncOp function) {
-  // In the order the strategies are applied: what a later one sees depends
-  // on what the earlier ones tile away.
+  SmallVector<linalg::LinalgOp> matmuls, elementwise;
+  SmallVector<linalg::Conv2DNchwFchwOp> convolutions;
+  SmallVector<linalg::DepthwiseConv2DNchwChwOp> depthwise;
   function.walk([&](linalg::LinalgOp op) {
     if (isMatmulLike(op))
-      selectMatmul(op);
+      matmuls.push_back(op);
+    else if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
+      convolutions.push_back(conv);
+    else if (auto dw =
+                 dyn_cast<linalg::DepthwiseConv2DNchwChwOp>(op.getOperation()))
+      depthwise.push_back(dw);
+    else if (isParallelElementwise(op) && !op->getParentOfType<scf::ForOp>())
+      elementwise.push_back(op);
   });
-  function.walk([&](linalg::Conv2DNchwFchwOp op) {
+  // Decided in the order the strategies are applied: what a later one sees
+  // depends on what the earlier ones tile away.
+  for (linalg::LinalgOp op : matmuls)
+    selectMatmul(op);
+  for (linalg::Conv2DNchwFchwOp op : convolutions)
     if (op.hasPureTensorSemantics())
       selectConvolution(op);
-  });
-  function.walk([&](linalg::DepthwiseConv2DNchwChwOp op) {
+  for (linalg::DepthwiseConv2DNchwChwOp op : depthwise)
     if (op.hasPureTensorSemantics())
       selectDepthwise(op);
-  });
-  function.walk([&](linalg::LinalgOp op) {
-    if (!isParallelElementwise(op) || tiledAway.contains(op) ||
-        op->getParentOfType<scf::ForOp>())
-      return;
-    if (DictionaryAttr chosen =
-            rowOrElementwiseConfig(op, ElementwiseShape::of(op)))
-      op->setAttr(kLoweringConfig, chosen);
-  });
+  for (linalg::LinalgOp op : elementwise)
+    if (!tiledAway.contains(op))
+      if (DictionaryAttr chosen =
+              rowOrElementwiseConfig(op, ElementwiseShape::of(op)))
+        op->setAttr(kLoweringConfig, chosen);
 }
 
 class SelectLoweringStrategyPass
