@@ -21,13 +21,14 @@ class RewritePatternSet;
 
 namespace txc {
 
-// The passes of Passes.td: their create...Pass() functions and the
-// options struct of TileAndVectorizePass (TileAndVectorizePassOptions).
+// The passes of Passes.td: their create...Pass() functions and options.
 #define GEN_PASS_DECL
 #include "Passes.h.inc"
 
-/// The options of TileAndVectorizePass for `target`.
-TileAndVectorizePassOptions tileAndVectorizeOptions(VectorTarget target);
+/// Adds the codegen strategy for `target` to `pm`, a pass manager on
+/// functions: the strategy selection, one pass per strategy, and the final
+/// vectorization (Pipeline.cpp).
+void addTileAndVectorizePasses(mlir::OpPassManager &pm, VectorTarget target);
 
 /// `math.exp` on f32 vectors as a branch-free polynomial of about 1 ulp
 /// that keeps subnormal results (VectorExp.cpp).

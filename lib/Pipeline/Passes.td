@@ -33,14 +33,112 @@ def FoldInPlaceOutputsPass
   }];
 }
 
+//===- The codegen strategy (LoweringConfig.h) ----------------------------===//
+
+def SelectLoweringStrategyPass
+    : Pass<"txc-select-lowering-strategy", "mlir::func::FuncOp"> {
+  let summary = "Choose how each root linalg op is tiled and vectorized";
+  let description = [{
+    Writes on each root linalg op on tensors its strategy and sizes as the
+    dictionary attribute `txc.lowering_config`: "matmul" (form tiled, small
+    or fused_epilogue, register and cache tiles) and "matmul_epilogue",
+    "convolution" (one_matmul, row_matmuls, row_tiles, depthwise_taps or
+    loops), "row_chain" on the root of a softmax-like chain, "elementwise"
+    with its tile sizes. The sizes come from the target's row of the tuning
+    table (LoweringConfig.cpp). The passes below apply the configs.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"128",
+           "Width of the target's vector registers: 128, 256 or 512">,
+    Option<"vectorRegisters", "vector-registers", "unsigned",
+           /*default=*/"16", "Number of vector registers of the target">,
+  ];
+}
+
+def TileMatmulPass : Pass<"txc-tile-matmul", "mlir::func::FuncOp"> {
+  let summary = "Tile matmuls as their lowering configs say";
+  let description = [{
+    Applies the "matmul" configs: cache panels of B packed into strips and
+    register tiles with a K loop of step 1, a small weight one row at a
+    time, or an epilogue fused into the register tiles. Removes the configs
+    it applies.
+  }];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+    "mlir::linalg::LinalgDialect", "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect"
+  ];
+}
+
+def TileConvolutionPass : Pass<"txc-tile-convolution", "mlir::func::FuncOp"> {
+  let summary = "Tile convolutions as their lowering configs say";
+  let description = [{
+    Applies the "convolution" configs (one im2col matmul per image, row
+    tiles of matmuls on a packed filter, 1-D row tiles, a depthwise
+    convolution as a sum over its taps), then decomposes the static tiles of
+    one output row into 1-D convolutions. Removes the configs it applies.
+  }];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+    "mlir::linalg::LinalgDialect", "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect"
+  ];
+}
+
+def TileRowChainsPass : Pass<"txc-tile-row-chains", "mlir::func::FuncOp"> {
+  let summary = "Tile softmax-like chains one row at a time";
+  let description = [{
+    Applies the "row_chain" configs, last root first: the root is tiled one
+    row per iteration with its producers fused into the row loop, and the
+    ops of the row run in vector-sized chunks (reductions as partial
+    reductions). Removes the configs it applies.
+  }];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+    "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect"
+  ];
+}
+
+def TileElementwisePass : Pass<"txc-tile-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Tile elementwise ops to a few vectors per step";
+  let description = [{
+    Applies the "elementwise" configs: tiles of one row by a few vectors,
+    the last partial tile peeled. Removes the configs it applies.
+  }];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+    "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect"
+  ];
+}
+
+def VectorizeStaticOpsPass
+    : Pass<"txc-vectorize-static-ops", "mlir::func::FuncOp"> {
+  let summary = "Vectorize every small static linalg op";
+  let description = [{
+    After the tiling passes: canonicalizes, vectorizes every linalg op on
+    tensors whose iteration space is static and at most max-elements, and
+    folds the vector transfers into the tensor slices around them. Drops
+    any lowering config that no strategy applied.
+  }];
+  let options = [
+    Option<"maxElements", "max-elements", "int64_t", /*default=*/"4096",
+           "Largest static iteration space vectorized as a whole">,
+  ];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+    "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
+    "mlir::vector::VectorDialect"
+  ];
+}
+
 def TileAndVectorizePass
     : Pass<"txc-tile-and-vectorize", "mlir::func::FuncOp"> {
-  let summary = "Tile, peel and vectorize linalg ops for the target";
+  let summary = "The whole codegen strategy: select, tile, vectorize";
   let description = [{
-    Tiles matmuls (register and cache tiles), convolutions, elementwise ops
-    and row reductions for the target's vector unit, peels partial tiles so
-    that the main body has static shapes, and vectorizes every small static
-    linalg op.
+    Runs txc-select-lowering-strategy, txc-tile-matmul,
+    txc-tile-convolution, txc-tile-row-chains, txc-tile-elementwise and
+    txc-vectorize-static-ops, as the pipeline does at -O2, for the target
+    given by its options.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"128",
@@ -50,8 +148,8 @@ def TileAndVectorizePass
   ];
   let dependentDialects = [
     "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
-    "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
-    "mlir::vector::VectorDialect"
+    "mlir::linalg::LinalgDialect", "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect", "mlir::vector::VectorDialect"
   ];
 }
 

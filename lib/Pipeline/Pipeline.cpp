@@ -1,5 +1,6 @@
 //===- Pipeline.cpp - The MLIR pass pipelines of txc ----------------------===//
 #include "txc/Pipeline/Pipeline.h"
+#include "LoweringConfig.h"
 #include "Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -51,6 +52,25 @@ llvm::StringRef mlirStageName(MLIRStage stage) {
   return "";
 }
 
+void addTileAndVectorizePasses(OpPassManager &pm, VectorTarget target) {
+  // The strategy is chosen once, as data on the ops (LoweringConfig.h);
+  // each pass after it applies one kind of config, in the order in which
+  // they must run: a row chain's producers are what the matmuls and
+  // convolutions left.
+  SelectLoweringStrategyPassOptions select;
+  select.vectorBits = target.vectorBits;
+  select.vectorRegisters = target.vectorRegisters;
+  pm.addPass(createSelectLoweringStrategyPass(select));
+  pm.addPass(createTileMatmulPass());
+  pm.addPass(createTileConvolutionPass());
+  pm.addPass(createTileRowChainsPass());
+  pm.addPass(createTileElementwisePass());
+  VectorizeStaticOpsPassOptions vectorize;
+  if (const TargetTuning *tuning = lookupTuning(target))
+    vectorize.maxElements = tuning->maxVectorElements;
+  pm.addPass(createVectorizeStaticOpsPass(vectorize));
+}
+
 void addTensorOptimizationPasses(OpPassManager &pm,
                                  const PipelineOptions &options) {
   if (options.optLevel >= 1) {
@@ -70,7 +90,7 @@ void addTensorOptimizationPasses(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (options.optLevel >= 2) {
-    pm.addNestedPass<func::FuncOp>(createTileAndVectorizePass(tileAndVectorizeOptions(options.vector)));
+    addTileAndVectorizePasses(pm.nest<func::FuncOp>(), options.vector);
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }

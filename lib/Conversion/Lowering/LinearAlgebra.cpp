@@ -187,8 +187,9 @@ FailureOr<SmallVector<Value>> lowerMatMul(MLIRGen &gen,
   Location at = lowering.loc;
   Value lhs = lowering.operands[0], rhs = lowering.operands[1];
   // Leading dims are merged into one (views, no copies), so that the
-  // contraction is a named matmul or batch_matmul, which TileAndVectorize
-  // tiles and packs; a generic contraction is only vectorized as it is.
+  // contraction is a named matmul or batch_matmul, which the matmul
+  // strategy (lib/Pipeline/TileMatmul.cpp) tiles and packs; a generic
+  // contraction is only vectorized as it is.
   TensorType product = result;
   if (unsigned kept = keptDimsOfMergedMatMul(a, b)) {
     std::optional<TensorType> mergedA = mergeLeading(a, kept);

@@ -1,0 +1,90 @@
+// RUN: txc-opt %s --split-input-file --txc-tile-matmul --canonicalize --cse | FileCheck %s
+
+// txc-tile-matmul applies the config on the op, whatever the target would
+// choose: here 4 x 8 register tiles (the selection picks 6 x 16 with AVX2,
+// 6 x 8 with SSE). B is packed into 8-column strips, the 64 rows run as 16
+// tiles of 4 rows, each K step one 4x1 by 1x8 matmul. The config is gone.
+// CHECK-LABEL: func.func @tiled
+// CHECK-NOT:     txc.lowering_config
+// CHECK:         scf.for {{.*}} -> (tensor<8x64x8xf32>)
+// CHECK:         scf.for {{.*}} to %c64 step %c4
+// CHECK:           linalg.matmul ins({{.*}} : tensor<4x1xf32>, tensor<1x8xf32>) outs({{.*}} : tensor<4x8xf32>)
+// CHECK-NOT:     txc.lowering_config
+func.func @tiled(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>,
+                 %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %m = linalg.matmul {txc.lowering_config = {strategy = "matmul", form = "tiled", register_tile = array<i64: 4, 8>, cache_tile = array<i64: 0, 0>, pack_min_rows = 16 : i64}}
+      ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)
+      outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %m : tensor<64x64xf32>
+}
+
+// -----
+
+// Cache panels of 32 columns (cache_tile), each packed and register-tiled.
+// CHECK-LABEL: func.func @panels
+// CHECK:         scf.for {{.*}} to %c64 step %c32
+// CHECK:           scf.for {{.*}} -> (tensor<4x64x8xf32>)
+// CHECK:           linalg.matmul ins({{.*}} : tensor<4x1xf32>, tensor<1x8xf32>) outs({{.*}} : tensor<4x8xf32>)
+func.func @panels(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>,
+                  %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %m = linalg.matmul {txc.lowering_config = {strategy = "matmul", form = "tiled", register_tile = array<i64: 4, 8>, cache_tile = array<i64: 32, 0>, pack_min_rows = 16 : i64}}
+      ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)
+      outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %m : tensor<64x64xf32>
+}
+
+// -----
+
+// The epilogue marked "matmul_epilogue" is the root of the 2 x 8 register
+// tiles: the relu runs on each tile of the matmul's result.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @fused_epilogue
+// CHECK:         scf.for {{.*}} to %c32 step %c8
+// CHECK:           scf.for {{.*}} to %c16 step %c2
+// CHECK:             linalg.matmul ins({{.*}} : tensor<2x1xf32>, tensor<1x8xf32>) outs({{.*}} : tensor<2x8xf32>)
+// CHECK:             linalg.generic {{.*}} ins(%{{.*}} : tensor<2x8xf32>)
+// CHECK:               arith.maximumf
+// CHECK-NOT:     txc.lowering_config
+func.func @fused_epilogue(%a: tensor<16x8xf32>, %b: tensor<8x32xf32>,
+                          %c: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  %m = linalg.matmul {txc.lowering_config = {strategy = "matmul", form = "fused_epilogue", register_tile = array<i64: 2, 8>, cache_tile = array<i64: 0, 0>, pack_min_rows = 16 : i64}}
+      ins(%a, %b : tensor<16x8xf32>, tensor<8x32xf32>)
+      outs(%c : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x32xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<16x32xf32>) outs(%e : tensor<16x32xf32>)
+      attrs = {txc.lowering_config = {strategy = "matmul_epilogue"}} {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.maximumf %x, %zero : f32
+    linalg.yield %y : f32
+  } -> tensor<16x32xf32>
+  return %r : tensor<16x32xf32>
+}
+
+// -----
+
+// Form "small": one row per iteration (row_tile), the whole row one matmul.
+// CHECK-LABEL: func.func @small
+// CHECK:         scf.for {{.*}} -> (tensor<?x3xf32>)
+// CHECK:           linalg.matmul ins({{.*}} : tensor<1x4xf32>, tensor<4x3xf32>) outs({{.*}} : tensor<1x3xf32>)
+func.func @small(%a: tensor<?x4xf32>, %b: tensor<4x3xf32>,
+                 %c: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %m = linalg.matmul {txc.lowering_config = {strategy = "matmul", form = "small", register_tile = array<i64: 6, 16>, row_tile = array<i64: 1, 0, 0>, pack_min_rows = 16 : i64}}
+      ins(%a, %b : tensor<?x4xf32>, tensor<4x3xf32>)
+      outs(%c : tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %m : tensor<?x3xf32>
+}
+
+// -----
+
+// Without a config the pass leaves a matmul alone.
+// CHECK-LABEL: func.func @no_config
+// CHECK-NOT:     scf.for
+// CHECK:         linalg.matmul ins({{.*}} : tensor<64x64xf32>, tensor<64x64xf32>)
+func.func @no_config(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>,
+                     %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %m = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)
+                     outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %m : tensor<64x64xf32>
+}
