@@ -16,6 +16,7 @@
 
 #include "txc/Driver/Driver.h"
 #include "txc/Pipeline/Pipeline.h"
+#include "txc/Pipeline/Workspace.h"
 #include "txc/Target/ObjectEmitter.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -93,13 +94,13 @@ public:
   /// compile` prints for --emit llvm and generates code from. `weights`
   /// places the stored constants (planWeights); embedded ones are globals
   /// with placeholder zeros until the object is filled. The kernel's
-  /// workspace size goes to `workspaceBytes` if not null.
+  /// workspace size goes to `workspace` if not null.
   std::unique_ptr<llvm::Module>
   buildLLVMModule(const CheckedProgram &checked, llvm::LLVMContext &llvmContext,
                   llvm::TargetMachine &machine, const PipelineOptions &options,
                   DiagnosticEngine &diags, mlir::TimingScope &timing,
                   const WeightsPlan &weights,
-                  uint64_t *workspaceBytes = nullptr);
+                  WorkspaceSize *workspace = nullptr);
 
   /// The bytes of the object `txc compile` writes for `spec` (whose
   /// optLevel is also the pipeline's), with embedded weights.
