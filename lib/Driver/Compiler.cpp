@@ -266,16 +266,16 @@ std::unique_ptr<llvm::Module> Compiler::buildLLVMModule(
     const CheckedProgram &checked, llvm::LLVMContext &llvmContext,
     llvm::TargetMachine &machine, const PipelineOptions &options,
     DiagnosticEngine &diags, mlir::TimingScope &timing,
-    const WeightsPlan &weights, uint64_t *workspaceBytesOut) {
+    const WeightsPlan &weights, WorkspaceSize *workspaceOut) {
   const Program &program = *checked.program;
   const Contract &contract = checked.contract;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       lowerToMLIR(checked, MLIRStage::LLVM, options, diags, timing);
   if (!module)
     return nullptr;
-  uint64_t workspace = workspaceBytes(*module);
-  if (workspaceBytesOut)
-    *workspaceBytesOut = workspace;
+  WorkspaceSize workspace = workspaceSize(*module);
+  if (workspaceOut)
+    *workspaceOut = workspace;
 
   // Translation may report MLIR diagnostics too.
   DiagnosticRouter router(*context, diags);

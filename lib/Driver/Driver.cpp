@@ -80,22 +80,22 @@ static std::optional<MLIRStage> mlirStageOf(EmitKind kind) {
 /// and manifest of an MLIR emit: read from `module` when `stopAt` is past
 /// the Workspace pass, else (only if `needed`) from a second lowering up to
 /// bufferization. Null after reporting.
-static std::optional<uint64_t>
-workspaceBytesAfter(Compiler &compiler, const CheckedProgram &checked,
+static std::optional<WorkspaceSize>
+workspaceSizeAfter(Compiler &compiler, const CheckedProgram &checked,
                     MLIRStage stopAt, mlir::ModuleOp module,
                     PipelineOptions pipeline, bool needed,
                     DiagnosticEngine &diags, mlir::TimingScope &timing) {
   if (int(stopAt) >= int(MLIRStage::Bufferized))
-    return workspaceBytes(module);
+    return workspaceSize(module);
   if (!needed)
-    return 0;
+    return WorkspaceSize();
   pipeline.printIRAfterAll = false;
   mlir::TimingScope again = timing.nest("workspace-size");
   mlir::OwningOpRef<mlir::ModuleOp> bufferized = compiler.lowerToMLIR(
       checked, MLIRStage::Bufferized, pipeline, diags, again);
   if (!bufferized)
     return std::nullopt;
-  return workspaceBytes(*bufferized);
+  return workspaceSize(*bufferized);
 }
 
 static std::unique_ptr<CheckedProgram>
@@ -609,28 +609,30 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
               .dump(2) +
           "\n";
     }
-    std::optional<uint64_t> workspace =
-        workspaceBytesAfter(compiler, *checked, MLIRStage::Tensor, nullptr,
-                            pipeline, describes, diags, root);
+    std::optional<WorkspaceSize> workspace =
+        workspaceSizeAfter(compiler, *checked, MLIRStage::Tensor, nullptr,
+                           pipeline, describes, diags, root);
     if (!workspace)
       return diags.exitCode();
-    info.workspaceBytes = *workspace;
+    info.setWorkspace(*workspace);
   } else if (std::optional<MLIRStage> stopAt = mlirStageOf(options.emit)) {
     mlir::OwningOpRef<mlir::ModuleOp> module =
         compiler.lowerToMLIR(*checked, *stopAt, pipeline, diags, root);
     if (!module)
       return diags.exitCode();
     artifacts.primary = printModule(*module);
-    std::optional<uint64_t> workspace = workspaceBytesAfter(
+    std::optional<WorkspaceSize> workspace = workspaceSizeAfter(
         compiler, *checked, *stopAt, *module, pipeline, describes, diags, root);
     if (!workspace)
       return diags.exitCode();
-    info.workspaceBytes = *workspace;
+    info.setWorkspace(*workspace);
   } else {
     llvm::LLVMContext llvmContext;
+    WorkspaceSize workspace;
     std::unique_ptr<llvm::Module> llvmModule =
         compiler.buildLLVMModule(*checked, llvmContext, **machine, pipeline,
-                                 diags, root, weights, &info.workspaceBytes);
+                                 diags, root, weights, &workspace);
+    info.setWorkspace(workspace);
     if (!llvmModule)
       return diags.exitCode();
     if (options.emit == EmitKind::LLVMIR) {

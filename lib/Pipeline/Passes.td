@@ -193,13 +193,17 @@ def NameGlobalsInOrderPass
 }
 
 def WorkspacePass : Pass<"txc-workspace", "mlir::ModuleOp"> {
-  let summary = "Place large static temporaries in a caller-provided workspace";
+  let summary = "Place large temporaries in a caller-provided workspace";
   let description = [{
     After stack promotion: places the kernel's top-level allocations of
-    static shape in one workspace, its new last argument (Workspace.cpp,
-    txc/Pipeline/Workspace.h).
+    static shape or of a shape that follows from the symbols, and the
+    bounded ones in its loops, in one workspace, its new last argument, and
+    adds a function computing the workspace's size from the symbols
+    (Workspace.cpp, txc/Pipeline/Workspace.h).
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::LLVM::LLVMDialect",
                            "mlir::memref::MemRefDialect"];
 }
 

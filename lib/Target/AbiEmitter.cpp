@@ -63,9 +63,15 @@ enum class WorkspaceSource {
 class EntryPointEmitter {
 public:
   EntryPointEmitter(Module &module, const Contract &contract, Function *kernel,
-                    const WeightsPlan *weights, uint64_t workspaceBytes)
+                    const WeightsPlan *weights, WorkspaceSize workspace)
       : module(module), context(module.getContext()), contract(contract),
-        kernel(kernel), weights(weights), workspaceBytes(workspaceBytes),
+        kernel(kernel), weights(weights),
+        workspaceBytes(workspace.staticBytes),
+        workspaceSizeFunction(
+            workspace.dynamic
+                ? module.getFunction((kernel->getName() + ".workspace_size")
+                                         .str())
+                : nullptr),
         i32(Type::getInt32Ty(context)), i64(Type::getInt64Ty(context)),
         i128(Type::getIntNTy(context, 128)),
         ptr(PointerType::getUnqual(context)), table(buildGuardTable(contract)) {
@@ -75,6 +81,8 @@ public:
   void emitRun();
   void emitOutputShapes();
   void emitErrorMessage();
+  /// <p>_workspace_size.
+  void emitWorkspaceSize();
 
 private:
   /// Values the guards compute on the way (symbols, byte sizes).
@@ -94,9 +102,22 @@ private:
   /// The checks of a caller's workspace: aligned and large enough.
   void emitWorkspaceChecks(IRBuilder<> &b, FailExit &exit, Value *workspace,
                            Value *workspaceSize);
-  /// Allocates the workspace; returns its aligned start and sets
+  /// The bytes of workspace the call needs, once the guards passed: the
+  /// static part, or what the kernel's size function computes from the
+  /// symbols.
+  Value *neededWorkspace(IRBuilder<> &b, const CallState &state);
+  /// After the guards: checks that the caller's workspace (`callerBytes`
+  /// long) is large enough for these shapes when its size depends on them,
+  /// or allocates one (`source` Malloc, setting `workspace` and
+  /// `allocation`). Returns the bytes the call needs.
+  Value *prepareWorkspace(IRBuilder<> &b, Function *function, Value *status,
+                          WorkspaceSource source, const CallState &state,
+                          Value *callerBytes, Value *&workspace,
+                          Value *&allocation);
+  /// Allocates a workspace of `bytes`; returns its aligned start and sets
   /// `allocation` to what free() takes.
-  Value *allocateWorkspace(IRBuilder<> &b, FailExit &exit, Value *&allocation);
+  Value *allocateWorkspace(IRBuilder<> &b, FailExit &exit, Value *bytes,
+                           Value *&allocation);
   void freeWorkspace(IRBuilder<> &b, Value *allocation);
   FailExit createFailExit(Function *function, Value *status);
   void finishFailExit(FailExit &exit);
@@ -150,9 +171,10 @@ private:
   /// Calls the kernel; returns its status buffer ([2 x i64]: failed guard
   /// id or -1, offending value) when the contract has data-dependent guards.
   /// `blob` is the caller's weights blob (external weights) or null;
-  /// `workspace` the kernel's workspace or null.
+  /// `workspace` the kernel's workspace (`workspaceSize` bytes) or null.
   Value *callKernel(IRBuilder<> &b, Value *inputs, Value *outputs,
-                    CallState &state, Value *blob, Value *workspace);
+                    CallState &state, Value *blob, Value *workspace,
+                    Value *workspaceSize = nullptr);
   /// Fails with the data-dependent guard the kernel reported, if any.
   void checkKernelStatus(IRBuilder<> &b, FailExit &exit, Value *kernelStatus,
                          CallState &state);
@@ -186,7 +208,10 @@ private:
   const Contract &contract;
   Function *kernel;
   const WeightsPlan *weights;
+  /// The workspace's static part; with a size function, the whole size
+  /// depends on the symbols.
   uint64_t workspaceBytes;
+  Function *workspaceSizeFunction;
   Type *i32, *i64, *i128;
   PointerType *ptr;
   GuardTable table;
@@ -477,7 +502,8 @@ static bool hasDataDependentGuards(const Contract &contract) {
 
 Value *EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
                                      Value *outputs, CallState &state,
-                                     Value *blob, Value *workspace) {
+                                     Value *blob, Value *workspace,
+                                     Value *workspaceSize) {
   // The kernel's memref arguments, expanded by the LLVM lowering to
   // (allocated, aligned, offset, sizes..., strides...).
   SmallVector<Value *> args;
@@ -552,7 +578,8 @@ Value *EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
     addMemRef(outputs, o, contract.outputs[o].type);
   // The workspace, memref<Nxi8>, comes last.
   if (workspace)
-    args.append({workspace, workspace, c64(0), c64(int64_t(workspaceBytes)),
+    args.append({workspace, workspace, c64(0),
+                 workspaceSize ? workspaceSize : c64(int64_t(workspaceBytes)),
                  c64(1)});
   b.CreateCall(kernel->getFunctionType(), kernel, args);
   return kernelStatus;
@@ -653,16 +680,17 @@ void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
     emitTableGuards(b, args, checkOutputs, state, passed);
   b.SetInsertPoint(passed);
   // A failed allocation, like a failed guard, leaves the outputs alone.
-  Value *allocation = nullptr;
-  if (source == WorkspaceSource::Malloc) {
-    FailExit exit = createFailExit(function, status);
-    workspace = allocateWorkspace(b, exit, allocation);
-  }
+  Value *allocation = nullptr, *workspaceSize = nullptr;
+  if (source != WorkspaceSource::None)
+    workspaceSize = prepareWorkspace(
+        b, function, status, source, state,
+        source == WorkspaceSource::Caller ? function->getArg(6) : nullptr,
+        workspace, allocation);
   writeOutputShapes(b, function->getArg(2), state);
   if (runKernel) {
     Value *kernelStatus =
         callKernel(b, function->getArg(0), function->getArg(2), state,
-                   /*blob=*/nullptr, workspace);
+                   /*blob=*/nullptr, workspace, workspaceSize);
     if (allocation)
       freeWorkspace(b, allocation);
     if (kernelStatus) {
@@ -720,13 +748,14 @@ void EntryPointEmitter::emitRun() {
   std::string run =
       external ? runWithWeightsSymbol(contract) : contract.runSymbol();
   std::string withWorkspace = runWithWorkspaceSymbol(contract, external);
+  bool needsWorkspace = workspaceBytes || workspaceSizeFunction;
   WorkspaceSource own =
-      workspaceBytes ? WorkspaceSource::Malloc : WorkspaceSource::None;
+      needsWorkspace ? WorkspaceSource::Malloc : WorkspaceSource::None;
   if (external)
     emitRunWithWeights(run, own);
   else
     emitEntryPoint(run, /*checkOutputs=*/true, /*runKernel=*/true, own);
-  if (!workspaceBytes) {
+  if (!needsWorkspace) {
     emitForwarder(withWorkspace, run, external ? 7 : 5);
     return;
   }
@@ -800,10 +829,15 @@ void EntryPointEmitter::emitRunWithWeights(StringRef name,
                     /*checkOutputs=*/true, state, passed);
     b.SetInsertPoint(passed);
   }
-  if (source == WorkspaceSource::Malloc)
-    workspace = allocateWorkspace(b, exit, allocation);
+  Value *workspaceSize = nullptr;
+  if (source != WorkspaceSource::None)
+    workspaceSize = prepareWorkspace(
+        b, function, status, source, state,
+        source == WorkspaceSource::Caller ? function->getArg(8) : nullptr,
+        workspace, allocation);
   writeOutputShapes(b, outputs, state);
-  Value *kernelStatus = callKernel(b, inputs, outputs, state, blob, workspace);
+  Value *kernelStatus = callKernel(b, inputs, outputs, state, blob, workspace,
+                                   workspaceSize);
   if (allocation)
     freeWorkspace(b, allocation);
   if (kernelStatus)
@@ -827,23 +861,60 @@ void EntryPointEmitter::emitWorkspaceChecks(IRBuilder<> &b, FailExit &exit,
                      c64(0)));
   failWith(b, exit, badPointer, workspaceStatusIds(WorkspaceCheck::Pointer),
            alignment, alignment, address);
+  // A size that depends on the shapes is checked after the guards
+  // (prepareWorkspace).
+  if (workspaceSizeFunction)
+    return;
   Constant *needed = c64(int64_t(workspaceBytes));
   failWith(b, exit, b.CreateICmpULT(workspaceSize, needed),
            workspaceStatusIds(WorkspaceCheck::Size), needed, c64(INT64_MAX),
            workspaceSize);
 }
 
+Value *EntryPointEmitter::neededWorkspace(IRBuilder<> &b,
+                                          const CallState &state) {
+  if (!workspaceSizeFunction)
+    return c64(int64_t(workspaceBytes));
+  // Its arguments are the kernel's index arguments: the symbols.
+  SmallVector<Value *> symbols;
+  for (Value *symbol : state.symbols)
+    symbols.push_back(symbol ? symbol : c64(0));
+  return b.CreateCall(workspaceSizeFunction, symbols, "workspace_needed");
+}
+
+Value *EntryPointEmitter::prepareWorkspace(IRBuilder<> &b, Function *function,
+                                           Value *status,
+                                           WorkspaceSource source,
+                                           const CallState &state,
+                                           Value *callerBytes,
+                                           Value *&workspace,
+                                           Value *&allocation) {
+  Value *needed = neededWorkspace(b, state);
+  if (source == WorkspaceSource::Caller && !workspaceSizeFunction)
+    return needed; // checked before the guards
+  FailExit exit = createFailExit(function, status);
+  if (source == WorkspaceSource::Malloc) {
+    workspace = allocateWorkspace(b, exit, needed, allocation);
+    return needed;
+  }
+  failWith(b, exit, b.CreateICmpULT(callerBytes, needed),
+           workspaceStatusIds(WorkspaceCheck::Size), needed, c64(INT64_MAX),
+           callerBytes);
+  return needed;
+}
+
 Value *EntryPointEmitter::allocateWorkspace(IRBuilder<> &b, FailExit &exit,
-                                            Value *&allocation) {
+                                            Value *bytes, Value *&allocation) {
   // malloc's alignment (16) is less than the workspace's: over-allocate
   // and round the start up, rather than depend on aligned_alloc.
   FunctionCallee mallocFn = module.getOrInsertFunction(
       "malloc", FunctionType::get(ptr, {i64}, /*isVarArg=*/false));
-  uint64_t bytes = workspaceBytes + kWorkspaceAlignment - 1;
-  allocation = b.CreateCall(mallocFn, {c64(int64_t(bytes))}, "allocation");
-  Constant *size = c64(int64_t(workspaceBytes));
+  allocation = b.CreateCall(
+      mallocFn, {b.CreateAdd(bytes, c64(int64_t(kWorkspaceAlignment - 1)))},
+      "allocation");
   failWith(b, exit, b.CreateIsNull(allocation),
-           workspaceStatusIds(WorkspaceCheck::Allocation), size, size, c64(0));
+           workspaceStatusIds(WorkspaceCheck::Allocation), bytes, bytes,
+           c64(0));
   Value *address = b.CreatePtrToInt(allocation, i64);
   Value *padding =
       b.CreateAnd(b.CreateNeg(address), c64(kWorkspaceAlignment - 1));
@@ -903,6 +974,46 @@ void EntryPointEmitter::emitWeightsChecks(IRBuilder<> &b, FailExit &exit,
 void EntryPointEmitter::emitOutputShapes() {
   emitEntryPoint(contract.shapesSymbol(), /*checkOutputs=*/false,
                  /*runKernel=*/false);
+}
+
+void EntryPointEmitter::emitWorkspaceSize() {
+  FunctionType *type =
+      FunctionType::get(i32, {ptr, i64, ptr, ptr}, /*isVarArg=*/false);
+  Function *function = Function::Create(type, GlobalValue::ExternalLinkage,
+                                        workspaceSizeSymbol(contract), module);
+  const char *argNames[] = {"inputs", "num_inputs", "bytes", "status"};
+  for (unsigned i = 0; i < 4; ++i)
+    function->getArg(i)->setName(argNames[i]);
+  function->addFnAttr(Attribute::NoUnwind);
+  BasicBlock *entry = BasicBlock::Create(context, "entry", function);
+  BasicBlock *passed = BasicBlock::Create(context, "guards.passed", function);
+  IRBuilder<> b(entry);
+  // The guards of <p>_output_shapes, which read no output descriptor but
+  // want the right count and a non-NULL array: a blank one of our own.
+  size_t numOutputs = contract.outputs.size();
+  Value *outputs = b.CreateAlloca(
+      ArrayType::get(b.getInt8Ty(),
+                     std::max<size_t>(numOutputs, 1) * AbiLayout::kTensorSize),
+      nullptr, "outputs");
+  Value *status = function->getArg(3);
+  SmallVector<Value *> args = {function->getArg(0), function->getArg(1),
+                               outputs, c64(int64_t(numOutputs)), status};
+  CallState state;
+  if (countCheckedGuards(/*checkOutputs=*/false) <= kMaxInlineGuards)
+    emitInlineGuards(b, args, /*checkOutputs=*/false, state, passed);
+  else
+    emitTableGuards(b, args, /*checkOutputs=*/false, state, passed);
+  b.SetInsertPoint(passed);
+  Value *bytes = function->getArg(2);
+  Value *needed = neededWorkspace(b, state);
+  BasicBlock *store = BasicBlock::Create(context, "bytes.store", function);
+  BasicBlock *done = BasicBlock::Create(context, "bytes.done", function);
+  b.CreateCondBr(b.CreateIsNull(bytes), done, store);
+  b.SetInsertPoint(store);
+  b.CreateStore(needed, bytes);
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  writeSuccess(b, status);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1101,7 +1212,7 @@ void EntryPointEmitter::emitErrorMessage() {
 
 Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
                               StringRef kernelName, const WeightsPlan *weights,
-                              uint64_t workspaceBytes) {
+                              WorkspaceSize workspace) {
   Function *kernel = module.getFunction(kernelName);
   if (!kernel)
     return createStringError(inconvertibleErrorCode(),
@@ -1117,8 +1228,8 @@ Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
       expected += 3 + 2 * weights->constants[c].type.rank();
   if (hasDataDependentGuards(contract))
     expected += 5; // the status buffer, memref<2xi64>
-  if (workspaceBytes)
-    expected += 5; // the workspace, memref<Nxi8>
+  if (workspace.needed())
+    expected += 5; // the workspace, memref<Nxi8> or memref<?xi8>
   if (kernel->arg_size() != expected || !kernel->getReturnType()->isVoidTy())
     return createStringError(
         inconvertibleErrorCode(),
@@ -1126,7 +1237,13 @@ Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
         "returns a value; the outputs were not bufferized in place",
         kernelName.str().c_str(), kernel->arg_size(), expected);
   kernel->setLinkage(GlobalValue::InternalLinkage);
-  if (workspaceBytes) {
+  if (workspace.dynamic &&
+      !module.getFunction((kernelName + ".workspace_size").str()))
+    return createStringError(inconvertibleErrorCode(),
+                             "internal error: kernel '%s' has no workspace "
+                             "size function",
+                             kernelName.str().c_str());
+  if (workspace.needed()) {
     // The workspace's aligned pointer (its memref's second field): every
     // entry point passes a 64-byte aligned block of its own.
     unsigned aligned = kernel->arg_size() - 4;
@@ -1137,9 +1254,10 @@ Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
     // Two entry points call it: one copy of the kernel, not two.
     kernel->addFnAttr(Attribute::NoInline);
   }
-  EntryPointEmitter emitter(module, contract, kernel, weights, workspaceBytes);
+  EntryPointEmitter emitter(module, contract, kernel, weights, workspace);
   emitter.emitRun();
   emitter.emitOutputShapes();
+  emitter.emitWorkspaceSize();
   emitter.emitErrorMessage();
   return Error::success();
 }

@@ -373,9 +373,12 @@ static void emitDescriptors(llvm::raw_ostream &os, llvm::StringRef array,
   os << "};\n";
 }
 
-/// Program::run: the run entry point that takes the owned workspace.
+/// Program::run: the run entry point that takes the owned workspace. When
+/// its size depends on the shapes (`dynamicWorkspace`), run asks
+/// <p>_workspace_size first and grows the workspace when these inputs need
+/// more: a few compares per call, an allocation only when shapes grow.
 static void emitRun(llvm::raw_ostream &os, const Contract &contract,
-                    bool external) {
+                    bool external, bool dynamicWorkspace) {
   std::vector<std::string> names = tensorNames(contract.outputs);
   os << R"(  /* Checks every guard, then computes the outputs into their views'
      buffers and sets their shapes. One call at a time per Program. */
@@ -383,7 +386,15 @@ static void emitRun(llvm::raw_ostream &os, const Contract &contract,
 )";
   emitDescriptors(os, "in", "inputs", contract.inputs);
   emitDescriptors(os, "out", "outputs", contract.outputs);
-  os << "    txc_status status = {};\n    std::int32_t rc = "
+  os << "    txc_status status = {};\n";
+  if (dynamicWorkspace)
+    os << "    std::size_t bytes = 0;\n    if ("
+       << workspaceSizeSymbol(contract)
+       << "(in, num_inputs, &bytes, &status) != TXC_OK)\n"
+       << "      return failure(status);\n"
+       << "    if (bytes > workspace_.size())\n"
+       << "      workspace_ = txc::Workspace(bytes);\n";
+  os << "    std::int32_t rc = "
      << runWithWorkspaceSymbol(contract, external) << "(";
   if (external)
     os << "weights_, weights_size_, ";
@@ -419,10 +430,14 @@ static void emitShapes(llvm::raw_ostream &os, const Contract &contract) {
 /// The class: constructor (the workspace; the weights blob), run,
 /// output_shapes.
 static void emitProgramClass(llvm::raw_ostream &os, const Contract &contract,
-                             llvm::StringRef macro, bool external) {
+                             llvm::StringRef macro, bool external,
+                             bool dynamicWorkspace) {
   os << R"(/* The compiled program. It owns its workspace ()" << macro
      << R"(_WORKSPACE_BYTES, allocated
-   once by the constructor); use one Program per thread. */
+   once by the constructor)"
+     << (dynamicWorkspace ? ", grown by run when the inputs' shapes need more"
+                          : "")
+     << R"(); use one Program per thread. */
 class Program {
 public:
   static constexpr std::int64_t num_inputs = )"
@@ -437,7 +452,7 @@ public:
        << "        workspace_(" << macro << "_WORKSPACE_BYTES) {}\n\n";
   else
     os << "  Program() : workspace_(" << macro << "_WORKSPACE_BYTES) {}\n\n";
-  emitRun(os, contract, external);
+  emitRun(os, contract, external, dynamicWorkspace);
   emitShapes(os, contract);
   os << "private:\n  static txc::Status failure(const txc_status &status) {\n"
      << "    return txc::Status(status, txc::error_message("
@@ -485,7 +500,7 @@ std::string txc::emitCxxHeader(const Contract &contract,
   emitViews(os, "Outputs", contract.outputs, "",
             "The outputs' views (shapes set by the call)");
   emitOutputShapes(os, contract, macro);
-  emitProgramClass(os, contract, macro, external);
+  emitProgramClass(os, contract, macro, external, info.workspaceDynamic);
   os << "\n} // namespace " << ns << "\n\n#endif /* " << guard << " */\n";
   return text;
 }

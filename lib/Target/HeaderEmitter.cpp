@@ -132,22 +132,37 @@ static void emitWorkspace(llvm::raw_ostream &os, const Contract &contract,
 /* Workspace (docs/abi.md): scratch memory for the large temporaries.
    )" << run << R"( allocates it on every call;
    )" << runWithWorkspaceSymbol(contract, external)
-     << R"( takes the caller's: at least
-   )" << macro << R"(_WORKSPACE_BYTES bytes aligned to
+     << R"( takes the caller's: at least the bytes
+   )" << workspaceSizeSymbol(contract)
+     << R"( gives for the inputs' shapes (which
+   are )" << macro << R"(_WORKSPACE_BYTES when )" << macro
+     << R"(_WORKSPACE_DYNAMIC is 0), aligned to
    )" << macro << R"(_WORKSPACE_ALIGN, used by one call at a time
    and overlapping no tensor. When the program needs none (0 bytes), any
    pointer, NULL included, is accepted. */
 )";
   emitOptionalStatusCodeMacro(os, StatusCode::Workspace);
   os << "#define " << macro << "_WORKSPACE_BYTES UINT64_C("
-     << info.workspaceBytes << ")\n"
+     << info.workspaceBytes << ") /* the static part */\n"
+     << "#define " << macro << "_WORKSPACE_DYNAMIC "
+     << (info.workspaceDynamic ? 1 : 0)
+     << " /* 1: more bytes, depending on the shapes */\n"
      << "#define " << macro << "_WORKSPACE_ALIGN " << kWorkspaceAlignment
      << R"(
 
+/* Evaluates the guards of )" << contract.shapesSymbol()
+     << R"( and on success writes to *bytes
+   (if not NULL) the workspace size these inputs need; fails like
+   )" << contract.shapesSymbol() << R"(. */
+int32_t )" << workspaceSizeSymbol(contract)
+     << R"((const txc_tensor *inputs, int64_t num_inputs,
+    size_t *bytes, txc_status *status);
+
 /* As )" << run
-     << R"(, in the given workspace: returns TXC_E_WORKSPACE before the
-   guards if it is NULL, misaligned or smaller than
-   )" << macro << R"(_WORKSPACE_BYTES. */
+     << R"(, in the given workspace: returns TXC_E_WORKSPACE if it is
+   NULL or misaligned (before the guards) or smaller than the inputs need
+   (before the guards when )" << macro
+     << R"(_WORKSPACE_DYNAMIC is 0, else after them). */
 int32_t )"
      << runWithWorkspaceSymbol(contract, external) << "(";
   if (external)

@@ -182,6 +182,7 @@ std::string txc::emitManifest(const Contract &contract,
   entryPoints["run_with_workspace"] =
       runWithWorkspaceSymbol(contract, external);
   entryPoints["output_shapes"] = contract.shapesSymbol();
+  entryPoints["workspace_size"] = workspaceSizeSymbol(contract);
   entryPoints["error_message"] = contract.messageSymbol();
   manifest["entry_points"] = std::move(entryPoints);
   manifest["abi"] = {{"version", 1},
@@ -190,7 +191,8 @@ std::string txc::emitManifest(const Contract &contract,
                      {"status_bytes", AbiLayout::kStatusSize},
                      {"layout", "dense row-major, no strides"},
                      {"workspace_bytes", info.workspaceBytes},
-                     {"workspace_alignment", kWorkspaceAlignment}};
+                     {"workspace_alignment", kWorkspaceAlignment},
+                     {"workspace_dynamic", info.workspaceDynamic}};
   if (info.imports)
     manifest["imports"] = *info.imports;
 
@@ -263,7 +265,7 @@ std::string txc::emitManifest(const Contract &contract,
   // The codes this object can return.
   json codes = json::array();
   for (const StatusCodeInfo &code : kStatusCodes) {
-    if (canReturn(code, external, info.workspaceBytes != 0))
+    if (canReturn(code, external, info.needsWorkspace()))
       codes.push_back({{"code", int(code.code)},
                        {"name", code.macro.str()},
                        {"meaning", code.meaning.str()}});

@@ -170,6 +170,7 @@ json withoutWorkspace(json abi) {
   if (abi.is_object()) {
     abi.erase("workspace_bytes");
     abi.erase("workspace_alignment");
+    abi.erase("workspace_dynamic");
   }
   return abi;
 }
@@ -394,15 +395,33 @@ void Differ::compareWorkspace() {
     return abi.is_object() ? abi.value("workspace_bytes", uint64_t(0))
                            : uint64_t(0);
   };
-  uint64_t a = bytesOf(oj), b = bytesOf(nj);
-  if (a == b)
-    return;
-  std::string sizes = "the workspace is now " + std::to_string(b) +
-                      " bytes (was " + std::to_string(a) + ")";
+  auto dynamicOf = [](const json &manifest) {
+    json abi = manifest.value("abi", json::object());
+    return abi.is_object() && abi.value("workspace_dynamic", false);
+  };
   std::string withWorkspace =
       nj.value("entry_points", json::object())
           .value("run_with_workspace", n.contract.entryPrefix +
                                            "_run_with_workspace");
+  // When the size depends on the shapes, callers ask <p>_workspace_size:
+  // only the change to or from that matters, not the static part.
+  bool dynamicA = dynamicOf(oj), dynamicB = dynamicOf(nj);
+  if (!dynamicA && dynamicB)
+    add(ChangeClass::Breaking, "workspace-dynamic",
+        "the workspace's size now depends on the inputs' shapes: callers of " +
+            withWorkspace + " that pass a workspace of the old size get "
+            "TXC_E_WORKSPACE; " + n.contract.entryPrefix +
+            "_workspace_size gives the size",
+        "/abi/workspace_dynamic");
+  else if (dynamicA && !dynamicB)
+    add(ChangeClass::Compatible, "workspace-static",
+        "the workspace's size no longer depends on the inputs' shapes",
+        "/abi/workspace_dynamic");
+  uint64_t a = bytesOf(oj), b = bytesOf(nj);
+  if (a == b || dynamicA || dynamicB)
+    return;
+  std::string sizes = "the workspace is now " + std::to_string(b) +
+                      " bytes (was " + std::to_string(a) + ")";
   if (b > a)
     add(ChangeClass::Breaking, "workspace-grown",
         sizes + ": callers of " + withWorkspace +

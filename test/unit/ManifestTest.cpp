@@ -95,12 +95,13 @@ TEST_F(LinearArtifact, ManifestKeyOrder) {
   EXPECT_EQ(
       keysOf(manifest["entry_points"]),
       std::vector<std::string>(
-          {"run", "run_with_workspace", "output_shapes", "error_message"}));
+          {"run", "run_with_workspace", "output_shapes", "workspace_size",
+           "error_message"}));
   EXPECT_EQ(keysOf(manifest["abi"]),
             std::vector<std::string>(
                 {"version", "max_rank", "tensor_descriptor_bytes",
                  "status_bytes", "layout", "workspace_bytes",
-                 "workspace_alignment"}));
+                 "workspace_alignment", "workspace_dynamic"}));
   EXPECT_EQ(keysOf(manifest["symbols"][0]),
             std::vector<std::string>({"name", "min", "max", "multiple_of",
                                       "determined_by", "location"}));

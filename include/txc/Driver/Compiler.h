@@ -16,6 +16,7 @@
 
 #include "txc/Driver/Driver.h"
 #include "txc/Pipeline/Pipeline.h"
+#include "txc/Pipeline/Workspace.h"
 #include "txc/Target/ObjectEmitter.h"
 #include "txc/Target/PartitionedCodegen.h"
 
@@ -100,13 +101,13 @@ public:
   /// compile` prints for --emit llvm and generates code from. `weights`
   /// places the stored constants (planWeights); embedded ones are globals
   /// with placeholder zeros until the object is filled. The kernel's
-  /// workspace size goes to `workspaceBytes` if not null.
+  /// workspace size goes to `workspace` if not null.
   std::unique_ptr<llvm::Module>
   buildLLVMModule(const CheckedProgram &checked, llvm::LLVMContext &llvmContext,
                   llvm::TargetMachine &machine, const PipelineOptions &options,
                   DiagnosticEngine &diags, mlir::TimingScope &timing,
                   const WeightsPlan &weights,
-                  uint64_t *workspaceBytes = nullptr);
+                  WorkspaceSize *workspace = nullptr);
 
   /// How code generation cuts `module` (built by buildLLVMModule for
   /// `contract`) into partitions, and the threads it runs them on.

@@ -1,12 +1,15 @@
 //===- Workspace.h - Caller-provided scratch memory of a kernel -*- C++ -*-===//
 //
 // At -O1 and above, the large temporaries of a kernel whose size is known at
-// compile time (the packed panels of a matmul, intermediate tensors that are
-// neither fused away nor small enough for the stack) live in one workspace
-// instead of being allocated per call. The Workspace pass (lib/Pipeline)
-// gives each such buffer an offset, adds the workspace as the kernel's last
-// argument (`memref<Nxi8>`) and records N on the module; the ABI
-// (docs/abi.md) lets the caller provide it or mallocs it once per call.
+// compile time or follows from the symbols (the packed panels of a matmul,
+// intermediate tensors that are neither fused away nor small enough for the
+// stack) live in one workspace instead of being allocated per call. The
+// Workspace pass (lib/Pipeline) gives each such buffer an offset, adds the
+// workspace as the kernel's last argument (`memref<Nxi8>`, or `memref<?xi8>`
+// when its size depends on the symbols) and records N, the static part, on
+// the module, and the function computing the whole size from the symbols if
+// there is one; the ABI (docs/abi.md) lets the caller provide it or mallocs
+// it once per call.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TXC_PIPELINE_WORKSPACE_H
@@ -30,6 +33,12 @@ inline constexpr uint64_t kWorkspaceAlignment = 64;
 inline constexpr llvm::StringLiteral kWorkspaceBytesAttr =
     "txc.workspace_bytes";
 
+/// The module attribute naming the kernel's size function (a
+/// FlatSymbolRefAttr): `(symbols...) -> index`, the bytes of the whole
+/// workspace; absent when the size is the static part.
+inline constexpr llvm::StringLiteral kWorkspaceSizeFunctionAttr =
+    "txc.workspace_size_function";
+
 /// A buffer to place: its size and the positions (in the kernel's body) of
 /// its allocation and of its last use, both inclusive.
 struct WorkspaceBuffer {
@@ -50,8 +59,21 @@ struct WorkspacePlan {
 /// the live bytes.
 WorkspacePlan planWorkspace(llvm::ArrayRef<WorkspaceBuffer> buffers);
 
-/// The workspace size the Workspace pass recorded on `module` (0 if none).
+/// The workspace size the Workspace pass recorded on `module` (0 if none):
+/// its static part.
 uint64_t workspaceBytes(mlir::ModuleOp module);
+
+/// The kernel's workspace as the ABI sees it.
+struct WorkspaceSize {
+  uint64_t staticBytes = 0; ///< the static part, at its start
+  /// Whether buffers of symbol-dependent size follow: the whole size is
+  /// then computed at run time by the kernel's size function.
+  bool dynamic = false;
+  bool needed() const { return staticBytes != 0 || dynamic; }
+};
+
+/// What the Workspace pass recorded on `module`.
+WorkspaceSize workspaceSize(mlir::ModuleOp module);
 
 } // namespace txc
 

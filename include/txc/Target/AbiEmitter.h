@@ -24,6 +24,7 @@
 
 #include "txc/Analysis/Contract.h"
 
+#include "txc/Pipeline/Workspace.h"
 #include "llvm/Support/Error.h"
 
 namespace llvm {
@@ -69,17 +70,23 @@ inline std::string runWithWorkspaceSymbol(const Contract &contract,
                                      : "_run_with_workspace");
 }
 
+/// "<p>_workspace_size".
+inline std::string workspaceSizeSymbol(const Contract &contract) {
+  return contract.entryPrefix + "_workspace_size";
+}
+
 /// Emits the entry points into `module`, which must contain the lowered
 /// kernel `kernelName` (made internal here). `weights` says where the
 /// program's stored constants (the kernel's arguments after the inputs)
 /// are; with external weights <p>_run_with_weights replaces <p>_run.
-/// `workspaceBytes` is the size of the kernel's workspace, its last
-/// argument (none if 0): <p>_run allocates it per call, the
-/// ..._with_workspace variant takes the caller's.
+/// `workspace` describes the kernel's workspace, its last argument (none if
+/// !needed()): <p>_run allocates it per call, the ..._with_workspace
+/// variant takes the caller's, <p>_workspace_size tells its size for the
+/// inputs' shapes (with `dynamic`, by calling `<kernelName>.workspace_size`).
 llvm::Error emitAbiEntryPoints(llvm::Module &module, const Contract &contract,
                                llvm::StringRef kernelName,
                                const WeightsPlan *weights = nullptr,
-                               uint64_t workspaceBytes = 0);
+                               WorkspaceSize workspace = {});
 
 } // namespace txc
 

@@ -3,6 +3,7 @@
 #define TXC_TARGET_ARTIFACTINFO_H
 
 #include "txc/Analysis/Contract.h"
+#include "txc/Pipeline/Workspace.h"
 #include "txc/Target/ObjectEmitter.h"
 
 #include <optional>
@@ -22,8 +23,15 @@ struct ArtifactInfo {
   const Program *program = nullptr;
   const WeightsPlan *weights = nullptr;
   std::string weightsFile; ///< external weights: the blob's file name
-  /// The kernel's workspace (docs/abi.md); 0 if it needs none.
+  /// The kernel's workspace (docs/abi.md): its static part (0 if none) and
+  /// whether a part whose size depends on the symbols follows.
   uint64_t workspaceBytes = 0;
+  bool workspaceDynamic = false;
+  void setWorkspace(WorkspaceSize workspace) {
+    workspaceBytes = workspace.staticBytes;
+    workspaceDynamic = workspace.dynamic;
+  }
+  bool needsWorkspace() const { return workspaceBytes != 0 || workspaceDynamic; }
   /// The functions the object imports, sorted (docs/abi.md, "Imports");
   /// unknown when the primary output is not an object.
   std::optional<std::vector<std::string>> imports;
