@@ -164,3 +164,38 @@ TEST(PartitionedCodegenTest, ThreadsDoNotChangeTheObject) {
 }
 
 } // namespace
+
+namespace {
+
+/// A function of one block of `calls` calls of an external function.
+std::unique_ptr<llvm::Module> manyCalls(llvm::LLVMContext &context,
+                                        unsigned calls) {
+  std::string text = "declare void @f(i64)\ndefine void @g() {\n";
+  for (unsigned i = 0; i < calls; ++i)
+    text += "  call void @f(i64 " + std::to_string(i) + ")\n";
+  text += "  ret void\n}\n";
+  llvm::SMDiagnostic error;
+  auto module = llvm::parseAssemblyString(text, error, context);
+  EXPECT_TRUE(module) << error.getMessage().str();
+  return module;
+}
+
+TEST(PrepareForCodegenTest, BlocksOfManyCallsAreCut) {
+  llvm::LLVMContext context;
+  // 130 calls: cut after the 64th and the 128th.
+  auto module = manyCalls(context, 130);
+  ASSERT_FALSE(bool(prepareForCodegen(*module)));
+  llvm::Function *g = module->getFunction("g");
+  ASSERT_EQ(g->size(), 3u);
+  std::vector<size_t> sizes;
+  for (const llvm::BasicBlock &block : *g)
+    sizes.push_back(block.size());
+  // 64 calls and a branch, 64 calls and a branch, 2 calls and the return.
+  EXPECT_EQ(sizes, (std::vector<size_t>{65, 65, 3}));
+  // A block of 64 calls and its return is left whole.
+  auto small = manyCalls(context, 64);
+  ASSERT_FALSE(bool(prepareForCodegen(*small)));
+  EXPECT_EQ(small->getFunction("g")->size(), 1u);
+}
+
+} // namespace
