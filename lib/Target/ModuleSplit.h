@@ -17,6 +17,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/GlobalValue.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,17 @@ Split splitModule(llvm::Module &module, const PartitionPlan &plan);
 /// its definitions, declarations of the rest that it uses.
 std::string partitionBitcode(const llvm::Module &module, const Split &split,
                              unsigned partition);
+
+/// A partition's module read back from its bitcode into a context of the
+/// caller's, with a target machine of its own (neither a context nor a
+/// target machine is thread safe).
+struct LoadedPartition {
+  std::unique_ptr<llvm::Module> module;
+  std::unique_ptr<llvm::TargetMachine> machine;
+};
+llvm::Expected<LoadedPartition>
+loadPartition(llvm::StringRef bitcode, llvm::LLVMContext &context,
+              const llvm::TargetMachine &machine);
 
 /// Makes local again what splitModule made external, in `module` (the
 /// split module itself or one linked from its partitions).

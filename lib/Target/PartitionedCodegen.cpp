@@ -5,7 +5,6 @@
 #include "mlir/Support/Timing.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCAsmBackend.h"
@@ -125,19 +124,16 @@ static std::string assemblePartition(std::string &code,
                                      std::vector<std::string> &errors) {
   llvm::LLVMContext context;
   context.setDiagnosticHandlerCallBack(collectLLVMErrors, &errors);
-  auto module = llvm::parseBitcodeFile(
-      llvm::MemoryBufferRef(code, "partition"), context);
-  if (!module)
-    return llvm::toString(module.takeError());
-  auto ownMachine = cloneTargetMachine(machine);
-  if (!ownMachine)
-    return llvm::toString(ownMachine.takeError());
+  auto partition = loadPartition(code, context, machine);
+  if (!partition)
+    return llvm::toString(partition.takeError());
   // No comments: the text is read by the assembler, not by people.
-  (*ownMachine)->Options.MCOptions.AsmVerbose = false;
+  partition->machine->Options.MCOptions.AsmVerbose = false;
   llvm::SmallVector<char, 0> assembly;
   llvm::raw_svector_ostream os(assembly);
-  if (llvm::Error err = emitPreparedMachineCode(
-          **module, **ownMachine, MachineCodeKind::Assembly, os))
+  if (llvm::Error err =
+          emitPreparedMachineCode(*partition->module, *partition->machine,
+                                  MachineCodeKind::Assembly, os))
     return llvm::toString(std::move(err));
   code.assign(assembly.begin(), assembly.end());
   return "";

@@ -227,24 +227,32 @@ std::string txc::partitionBitcode(const llvm::Module &module,
   return bitcode;
 }
 
-/// Reads, optimizes and writes back one partition, in a context of its own
-/// and with a target machine of its own (neither is thread safe). An error
-/// is returned as its message.
+llvm::Expected<LoadedPartition>
+txc::loadPartition(llvm::StringRef bitcode, llvm::LLVMContext &context,
+                   const llvm::TargetMachine &machine) {
+  auto module = llvm::parseBitcodeFile(
+      llvm::MemoryBufferRef(bitcode, "partition"), context);
+  if (!module)
+    return module.takeError();
+  auto ownMachine = cloneTargetMachine(machine);
+  if (!ownMachine)
+    return ownMachine.takeError();
+  return LoadedPartition{std::move(*module), std::move(*ownMachine)};
+}
+
+/// Reads, optimizes and writes back one partition. An error is returned as
+/// its message.
 static std::string optimizePartition(std::string &bitcode,
                                      const llvm::TargetMachine &machine,
                                      unsigned optLevel) {
   llvm::LLVMContext context;
-  auto module = llvm::parseBitcodeFile(
-      llvm::MemoryBufferRef(bitcode, "partition"), context);
-  if (!module)
-    return llvm::toString(module.takeError());
-  auto ownMachine = cloneTargetMachine(machine);
-  if (!ownMachine)
-    return llvm::toString(ownMachine.takeError());
-  optimizeLLVMModule(**module, **ownMachine, optLevel);
+  auto partition = loadPartition(bitcode, context, machine);
+  if (!partition)
+    return llvm::toString(partition.takeError());
+  optimizeLLVMModule(*partition->module, *partition->machine, optLevel);
   bitcode.clear();
   llvm::raw_string_ostream os(bitcode);
-  llvm::WriteBitcodeToFile(**module, os);
+  llvm::WriteBitcodeToFile(*partition->module, os);
   return "";
 }
 
