@@ -38,6 +38,7 @@ PipelineOptions txc::pipelineOptionsFor(const llvm::TargetMachine &machine,
       options.vector = {256, 16};
     else
       options.vector = {128, 16};
+    options.vector.streamingStores = true;
   } else if (triple.isAArch64()) {
     options.vector = {128, 32};
   }

@@ -44,25 +44,39 @@ public:
   }
 
 private:
+  /// A loop, or the versions of a loop (txc-stream-output-stores).
+  static bool isLoopNest(Operation *op) {
+    if (isa<scf::ForOp>(op))
+      return true;
+    auto versions = dyn_cast<scf::IfOp>(op);
+    return versions && versions.getNumResults() == 0 &&
+           !versions.getElseRegion().empty() &&
+           llvm::any_of(versions.thenBlock()->getOperations(),
+                        [](Operation &nested) { return isa<scf::ForOp>(nested); });
+  }
+
   LogicalResult outlineNests(func::FuncOp kernel) {
-    SmallVector<scf::ForOp> nests(kernel.getBody().front().getOps<scf::ForOp>());
+    SmallVector<Operation *> nests;
+    for (Operation &op : kernel.getBody().front())
+      if (isLoopNest(&op))
+        nests.push_back(&op);
     if (nests.size() <= kMaxInlineNests)
       return success();
     IRRewriter rewriter(kernel.getContext());
     unsigned index = 0;
-    for (scf::ForOp nest : nests) {
+    for (Operation *nest : nests) {
       // outlineSingleBlockRegion outlines a region: wrap the nest in one.
-      Location loc = nest.getLoc();
+      Location loc = nest->getLoc();
       rewriter.setInsertionPoint(nest);
       auto wrapper =
-          rewriter.create<scf::ExecuteRegionOp>(loc, nest.getResultTypes());
+          rewriter.create<scf::ExecuteRegionOp>(loc, nest->getResultTypes());
       Block *block = rewriter.createBlock(&wrapper.getRegion());
       nest->moveBefore(block, block->end());
       for (auto [inner, outer] :
-           llvm::zip(nest.getResults(), wrapper.getResults()))
+           llvm::zip(nest->getResults(), wrapper.getResults()))
         inner.replaceAllUsesWith(outer);
       rewriter.setInsertionPointToEnd(block);
-      rewriter.create<scf::YieldOp>(loc, nest.getResults());
+      rewriter.create<scf::YieldOp>(loc, nest->getResults());
       std::string name = (kernel.getName() + "_nest" + Twine(index++)).str();
       FailureOr<func::FuncOp> outlined =
           outlineSingleBlockRegion(rewriter, loc, wrapper.getRegion(), name);

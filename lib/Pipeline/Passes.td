@@ -221,11 +221,34 @@ def LowerVectorsPass : Pass<"txc-lower-vectors", "mlir::func::FuncOp"> {
   ];
 }
 
+def StreamOutputStoresPass
+    : Pass<"txc-stream-output-stores", "mlir::ModuleOp"> {
+  let summary = "Non-temporal stores into large, aligned kernel outputs";
+  let description = [{
+    Versions each top-level loop that stores full vectors into kernel
+    outputs at multiples of the vector length: when every such output is
+    aligned to the vector size and holds at least `min-bytes`, a copy of the
+    loop runs with its stores marked `nontemporal`, followed by a fence;
+    otherwise the loop runs as it was. x86 only (MOVNTPS).
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"256",
+           "Width of the target's vector registers: 128, 256 or 512">,
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"4194304",
+           "Outputs smaller than this are stored through the cache">,
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::LLVM::LLVMDialect",
+    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"
+  ];
+}
+
 def OutlineLoopsPass : Pass<"txc-outline-loops", "mlir::ModuleOp"> {
   let summary = "Outline the loop nests of large kernels into functions";
   let description = [{
-    Outlines each top-level loop nest of a kernel with many of them into a
-    private, never-inlined function, so that compile time grows linearly.
+    Outlines each top-level loop nest (or the versions of one) of a kernel
+    with many of them into a private, never-inlined function, so that
+    compile time grows linearly.
   }];
   let dependentDialects = ["mlir::func::FuncDialect",
                            "mlir::LLVM::LLVMDialect", "mlir::scf::SCFDialect"];
@@ -252,6 +275,23 @@ def LowerStridedCopiesPass
     MLIR's runtime (`memrefCopy`) into a linalg.copy.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def AlignNontemporalStoresPass
+    : Pass<"txc-align-nontemporal-stores", "mlir::ModuleOp"> {
+  let summary = "Give non-temporal vector stores their vector's alignment";
+  let description = [{
+    After ConvertVectorToLLVM: each `llvm.store` of a vector marked
+    `nontemporal` (only txc-stream-output-stores marks stores, in a loop
+    version whose condition proved them aligned) gets the vector's size as
+    its alignment (at most a register's), without which x86 splits it into
+    scalar stores.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"256",
+           "Width of the target's vector registers: 128, 256 or 512">,
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
 def FmaToLLVMPass : Pass<"txc-fma-to-llvm", "mlir::ModuleOp"> {

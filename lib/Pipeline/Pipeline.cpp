@@ -153,6 +153,11 @@ void addBufferizationPasses(OpPassManager &pm, const PipelineOptions &options) {
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   if (options.optLevel >= 2)
     pm.addNestedPass<func::FuncOp>(createLowerVectorsPass());
+  if (options.optLevel >= 2 && options.vector.streamingStores) {
+    StreamOutputStoresPassOptions streaming;
+    streaming.vectorBits = options.vector.vectorBits;
+    pm.addPass(createStreamOutputStoresPass(streaming));
+  }
   pm.addPass(createOutlineLoopsPass());
   // Repeated layers outline into identical nests: compile each once.
   pm.addPass(createMergeIdenticalFunctionsPass());
@@ -195,6 +200,11 @@ void addLLVMLoweringPasses(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createLowerAffinePass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertVectorToLLVMPass());
+  if (options.optLevel >= 2 && options.vector.streamingStores) {
+    AlignNontemporalStoresPassOptions align;
+    align.vectorBits = options.vector.vectorBits;
+    pm.addPass(createAlignNontemporalStoresPass(align));
+  }
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());

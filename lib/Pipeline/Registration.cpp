@@ -32,11 +32,15 @@ struct PipelineCommandLineOptions
   Option<unsigned> vectorRegisters{
       *this, "vector-registers",
       llvm::cl::desc("Number of vector registers"), llvm::cl::init(16)};
+  Option<bool> streamingStores{
+      *this, "streaming-stores",
+      llvm::cl::desc("Non-temporal stores into large outputs (x86)"),
+      llvm::cl::init(false)};
 
   PipelineOptions toPipelineOptions() const {
     PipelineOptions options;
     options.optLevel = optLevel;
-    options.vector = VectorTarget{vectorBits, vectorRegisters};
+    options.vector = VectorTarget{vectorBits, vectorRegisters, streamingStores};
     return options;
   }
 };

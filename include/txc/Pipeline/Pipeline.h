@@ -41,6 +41,9 @@ llvm::StringRef mlirStageName(MLIRStage stage);
 struct VectorTarget {
   unsigned vectorBits = 128;   ///< 128 (SSE/NEON), 256 (AVX2), 512 (AVX-512)
   unsigned vectorRegisters = 16;
+  /// Large kernel outputs are written with non-temporal stores when
+  /// aligned (x86's MOVNTPS; txc-stream-output-stores).
+  bool streamingStores = false;
 
   unsigned lanes(unsigned elementBits) const {
     return vectorBits / elementBits;
