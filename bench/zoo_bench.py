@@ -3,7 +3,8 @@
 "The model zoo").
 
     bench/zoo_bench.py --txc build/bin/txc [--models NAME,...] [--rounds N]
-                       [--seconds S] [--work DIR] [--write-doc FILE]
+                       [--seconds S] [--entry workspace|run] [--work DIR]
+                       [--write-doc FILE]
 
 For each model of test/models/make_zoo.py (the same seeded weights): export
 it to ONNX, import it, compile it at -O2 under /usr/bin/time -v (the compile
@@ -11,7 +12,9 @@ time and the peak memory) and link test/models/harness.c with the object.
 Then, at batch 1 and 8 (sequence models at S = 128), on the same inputs:
 --rounds rounds, each of a few calls of the txc object (the harness's
 REPEAT mode, one process per round, the first call of each process
-untimed) followed by as many calls of the PyTorch model in eval mode under
+untimed; the harness calls <model>_run_with_workspace with a workspace it
+allocated once, as a deployment does, or with --entry run <model>_run,
+which allocates it on every call) followed by as many calls of the PyTorch model in eval mode under
 no_grad with torch.set_num_threads(1) (after one untimed call). The
 reported time is the median over every timed call: interleaving the two in
 rounds spreads the load of a shared machine over both alike. The outputs
@@ -92,8 +95,9 @@ def parse_time(text, pattern):
     return seconds
 
 
-def time_txc(harness, input_path, out_dir, calls):
-    result = run([harness, input_path, out_dir, str(calls)])
+def time_txc(harness, input_path, out_dir, calls, entry):
+    flags = ["--run"] if entry == "run" else []
+    result = run([harness] + flags + [input_path, out_dir, str(calls)])
     return [int(line.split()[1]) / 1e6 for line in result.stdout.splitlines()
             if line.startswith("time_ns ")]
 
@@ -108,7 +112,7 @@ def time_torch(model, inputs, calls):
     return times
 
 
-def bench_point(name, model, harness, point, work, rounds, seconds):
+def bench_point(name, model, harness, point, work, rounds, seconds, entry):
     torch.manual_seed(2000 + point[0] * 1000 + point[1])
     inputs = make_zoo.MODELS[name][1](point)
     (input_name, value), = inputs.items()
@@ -125,7 +129,7 @@ def bench_point(name, model, harness, point, work, rounds, seconds):
     calls = max(1, min(50, int(seconds / max(time.perf_counter() - start, 1e-6))))
     txc_times, torch_times, loads = [], [], [os.getloadavg()[0]]
     for _ in range(rounds):
-        txc_times += time_txc(harness, input_path, out_dir, calls)
+        txc_times += time_txc(harness, input_path, out_dir, calls, entry)
         torch_times += time_torch(model, list(inputs.values()), calls)
         loads.append(os.getloadavg()[0])
     actual = np.load(os.path.join(out_dir, "y.npy"))
@@ -208,6 +212,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--seconds", type=float, default=1.0,
                         help="about how long each side of a round runs")
+    parser.add_argument("--entry", choices=["workspace", "run"],
+                        default="workspace",
+                        help="the entry point the harness times")
     parser.add_argument("--work")
     parser.add_argument("--write-doc")
     args = parser.parse_args()
@@ -226,7 +233,7 @@ def main():
         model = make_zoo.build_model(name)
         for point in bench_points(name):
             row = bench_point(name, model, harness, point, work, args.rounds,
-                              args.seconds)
+                              args.seconds, args.entry)
             row["model"] = name
             rows.append(row)
             loads.append(row["load"])

@@ -126,6 +126,10 @@ private:
   mlir::Value lowerConstant(const ConstantDecl &constant);
   /// Starts lowering into a function whose first arguments are the symbols.
   void beginFunction(mlir::Block *entry, size_t numSymbols);
+  /// Records the dims of a tensor argument of `function` as expressions of
+  /// the symbols (kArgumentDimsAttr) when some are not constant.
+  void recordArgumentDims(mlir::func::FuncOp function, unsigned argument,
+                          const TensorType &type);
   /// The function of one region of the plan: symbols, inputs, the status
   /// buffer if the kernel has one, and a destination per output.
   mlir::func::FuncOp buildRegionFunction(const RegionPlan &plan,

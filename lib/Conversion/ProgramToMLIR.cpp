@@ -123,7 +123,38 @@ struct IndexExprOps {
         remainder);
   }
 };
+
+/// ShapeExpr::fold operations building an affine expression of the symbols
+/// (`s<id>`). Products of symbols are semi-affine, which affine expressions
+/// hold; AffineExpr's floordiv and mod round like ShapeExpr's.
+struct AffineShapeOps {
+  MLIRContext *context;
+
+  AffineExpr constant(int64_t value) {
+    return getAffineConstantExpr(value, context);
+  }
+  AffineExpr symbol(uint32_t id) { return getAffineSymbolExpr(id, context); }
+  AffineExpr add(AffineExpr x, AffineExpr y) { return x + y; }
+  AffineExpr mul(AffineExpr x, AffineExpr y) { return x * y; }
+  AffineExpr exactDiv(AffineExpr x, int64_t d) { return x.floorDiv(d); }
+  AffineExpr floorDiv(AffineExpr x, int64_t d) { return x.floorDiv(d); }
+  AffineExpr mod(AffineExpr x, int64_t d) { return x % d; }
+};
 } // namespace
+
+void MLIRGen::recordArgumentDims(func::FuncOp function, unsigned argument,
+                                 const TensorType &type) {
+  if (llvm::all_of(type.shape,
+                   [](const ShapeExpr &dim) { return dim.isConstant(); }))
+    return;
+  AffineShapeOps ops{&ctx};
+  SmallVector<AffineExpr> dims;
+  for (const ShapeExpr &dim : type.shape)
+    dims.push_back(dim.fold(ops));
+  auto map = AffineMap::get(/*dimCount=*/0, contract.symbols.size(), dims,
+                            &ctx);
+  function.setArgAttr(argument, kArgumentDimsAttr, AffineMapAttr::get(map));
+}
 
 Value MLIRGen::dimValue(const ShapeExpr &dim, Location at) {
   auto cached = dimCache.find(dim);
@@ -390,9 +421,12 @@ func::FuncOp MLIRGen::buildRegionFunction(const RegionPlan &plan,
   function->setAttr("llvm.linkage",
                     LLVM::LinkageAttr::get(&ctx, LLVM::Linkage::Internal));
   function->setAttr("passthrough", b.getArrayAttr({b.getStringAttr("noinline")}));
-  for (size_t i = 0; i < region.inputs.size(); ++i)
+  for (size_t i = 0; i < region.inputs.size(); ++i) {
     function.setArgAttr(numSymbols + i, "bufferization.writable",
                         b.getBoolAttr(false));
+    recordArgumentDims(function, numSymbols + i,
+                       valueTypes.lookup(region.inputs[i]));
+  }
 
   Block *entry = function.addEntryBlock();
   beginFunction(entry, numSymbols);
@@ -511,6 +545,8 @@ OwningOpRef<ModuleOp> MLIRGen::run() {
   for (size_t i = 0; i < numInputs; ++i)
     function.setArgAttr(numSymbols + i, "bufferization.writable",
                         b.getBoolAttr(false));
+  for (size_t i = 0; i < contract.inputs.size(); ++i)
+    recordArgumentDims(function, numSymbols + i, contract.inputs[i].type);
 
   Block *entry = function.addEntryBlock();
   beginFunction(entry, numSymbols);

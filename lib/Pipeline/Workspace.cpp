@@ -7,7 +7,9 @@
 // so that a caller can provide the memory once for many calls (docs/abi.md,
 // "Workspace"). Those of static shape get offsets now; buffers whose
 // lifetimes do not overlap share bytes (planWorkspace). Those whose shape
-// follows from the kernel's index arguments (the symbols) come after them,
+// follows from the kernel's index arguments (the symbols), or from the dims
+// of an argument whose dims MLIRGen recorded as expressions of the symbols
+// (txc.dims: a padded copy of an input), come after them,
 // at offsets computed at run time in a fixed order, and a size function
 // (`<kernel>.workspace_size`) computes the whole size from the symbols for
 // the ABI's `<p>_workspace_size`. An allocation inside a loop whose sizes
@@ -25,7 +27,9 @@
 //===----------------------------------------------------------------------===//
 #include "txc/Pipeline/Workspace.h"
 #include "Passes.h"
+#include "txc/Conversion/ProgramToMLIR.h"
 
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -154,12 +158,41 @@ struct CalleeWorkspace {
 };
 using CalleeWorkspaces = llvm::DenseMap<StringRef, CalleeWorkspace>;
 
+/// The expression of the symbols that `value` equals when it is a
+/// `memref.dim` of an argument of the function whose body is `body` and
+/// whose dims MLIRGen recorded (kArgumentDimsAttr: the guards checked the
+/// caller's tensor against them). A padded copy of an input, sized by the
+/// input's dim, is then sized by the symbols.
+std::optional<AffineExpr> symbolicDim(Value value, Block &body) {
+  auto dim = value.getDefiningOp<memref::DimOp>();
+  auto function = dyn_cast<func::FuncOp>(body.getParentOp());
+  if (!dim || !function)
+    return std::nullopt;
+  auto argument = dyn_cast<BlockArgument>(dim.getSource());
+  std::optional<int64_t> index = dim.getConstantIndex();
+  if (!argument || argument.getOwner() != &body || !index)
+    return std::nullopt;
+  auto dims = function.getArgAttrOfType<AffineMapAttr>(
+      argument.getArgNumber(), kArgumentDimsAttr);
+  if (!dims || *index < 0 || *index >= dims.getValue().getNumResults() ||
+      dims.getValue().getNumSymbols() > body.getNumArguments())
+    return std::nullopt;
+  // The symbols are the function's first arguments.
+  for (BlockArgument symbol :
+       body.getArguments().take_front(dims.getValue().getNumSymbols()))
+    if (!symbol.getType().isIndex())
+      return std::nullopt;
+  return dims.getValue().getResult(*index);
+}
+
 /// True if `value` is computed from the index arguments of the function
 /// whose body is `body` by side-effect-free ops without regions: it can
 /// then be recomputed at the function's entry and in its size function.
 bool computableFromArguments(Value value, Block &body) {
   if (auto argument = dyn_cast<BlockArgument>(value))
     return argument.getOwner() == &body && argument.getType().isIndex();
+  if (symbolicDim(value, body))
+    return true;
   Operation *op = value.getDefiningOp();
   if (!op || op->getNumRegions() != 0 || !isMemoryEffectFree(op) ||
       op->getBlock() != &body)
@@ -183,6 +216,20 @@ Value cloneFromArguments(OpBuilder &b, Value value, IRMapping &mapping) {
   Operation *op = value.getDefiningOp();
   if (!op)
     return value;
+  Block &body = *op->getBlock();
+  if (std::optional<AffineExpr> dim = symbolicDim(value, body)) {
+    // The symbols are the leading index arguments (symbolicDim checked).
+    SmallVector<Value> symbols;
+    for (BlockArgument argument : body.getArguments()) {
+      if (!argument.getType().isIndex())
+        break;
+      symbols.push_back(mapping.lookupOrDefault(argument));
+    }
+    Value computed =
+        affine::expandAffineExpr(b, op->getLoc(), *dim, {}, symbols);
+    mapping.map(value, computed);
+    return computed;
+  }
   for (Value operand : op->getOperands())
     cloneFromArguments(b, operand, mapping);
   b.clone(*op, mapping);

@@ -1,17 +1,27 @@
-/* Runs an imported zoo model (test/models) through its generated header:
+/* Runs an imported zoo model (test/models) through its generated header,
+ * the way a deployment calls it:
  *
- *   harness INPUT.npy OUT_DIR [REPEAT]
+ *   harness [--run] INPUT.npy OUT_DIR [REPEAT]
  *
  * reads the model's one input from a .npy file (f32 or i64, C order),
- * asks <model>_output_shapes for the output's dims, calls <model>_run and
- * writes OUT_DIR/<output>.npy. A failed call prints the status and the
- * artifact's message and exits with 3. With REPEAT, the call is then made
- * REPEAT more times and each one's wall-clock time is printed as
- * `time_ns N` (bench/zoo_bench.py).
+ * asks <model>_output_shapes for the output's dims and
+ * <model>_workspace_size for the workspace these shapes need, allocates
+ * both once, calls <model>_run_with_workspace and writes
+ * OUT_DIR/<output>.npy. With --run, every call is <model>_run instead,
+ * which allocates its workspace itself. A failed call prints the status
+ * and the artifact's message and exits with 3. With REPEAT, the call is
+ * then made REPEAT more times and each one's wall-clock time is printed
+ * as `time_ns N` (bench/zoo_bench.py).
+ *
+ * Built with -DTXC_COUNT_ALLOCATIONS and linked with
+ * -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free,
+ * --wrap=aligned_alloc,--wrap=posix_memalign, it also counts the
+ * allocations of the REPEAT calls and prints `allocations N in R calls`
+ * (test/models/convbn.test; docs/performance.md, "The model zoo").
  *
  * Compile with -DTXC_MODEL=<prefix> -DTXC_MODEL_HEADER='"<prefix>.h"'.
- * C99 and POSIX clock_gettime, nothing but libc. */
-#define _POSIX_C_SOURCE 199309L
+ * C99 and POSIX clock_gettime and posix_memalign, nothing but libc. */
+#define _POSIX_C_SOURCE 200112L
 #include TXC_MODEL_HEADER
 
 #include <time.h>
@@ -69,43 +79,101 @@ static int read_npy(const char *path, txc_tensor *t) {
   return 0;
 }
 
+#ifdef TXC_COUNT_ALLOCATIONS
+#include "../e2e/workspace/count_allocations.h"
+#endif
+
+/* How the model is called: its workspace, or NULL for <model>_run. */
+typedef struct {
+  void *workspace;
+  size_t bytes;
+  int allocating;
+} Call;
+
+/* Sizes and allocates the workspace for the input's shapes, once. */
+static int32_t prepare(Call *call, const txc_tensor *input,
+                       txc_status *status) {
+  int32_t rc;
+  call->workspace = NULL;
+  call->bytes = 0;
+  if (call->allocating)
+    return TXC_OK;
+  rc = MODEL_FN(_workspace_size)(input, 1, &call->bytes, status);
+  if (rc != TXC_OK)
+    return rc;
+  /* 64 bytes even when none are needed: the pointer must not be NULL. */
+  if (posix_memalign(&call->workspace, 64, call->bytes ? call->bytes : 64)) {
+    fprintf(stderr, "cannot allocate a workspace of %zu bytes\n",
+            call->bytes);
+    exit(1);
+  }
+  return TXC_OK;
+}
+
+static int32_t call_model(const Call *call, const txc_tensor *input,
+                          txc_tensor *output, txc_status *status) {
+  if (call->allocating)
+    return MODEL_FN(_run)(input, 1, output, 1, status);
+  return MODEL_FN(_run_with_workspace)(input, 1, output, 1, status,
+                                       call->workspace, call->bytes);
+}
+
 /* Calls the model `repeat` times, printing each call's time. */
-static int32_t time_calls(long repeat, txc_tensor *input, txc_tensor *output,
+static int32_t time_calls(const Call *call, long repeat,
+                          const txc_tensor *input, txc_tensor *output,
                           txc_status *status) {
   for (long i = 0; i < repeat; ++i) {
     struct timespec begin, end;
+#ifdef TXC_COUNT_ALLOCATIONS
+    counting = 1;
+#endif
     clock_gettime(CLOCK_MONOTONIC, &begin);
-    int32_t rc = MODEL_FN(_run)(input, 1, output, 1, status);
+    int32_t rc = call_model(call, input, output, status);
     clock_gettime(CLOCK_MONOTONIC, &end);
+#ifdef TXC_COUNT_ALLOCATIONS
+    counting = 0;
+#endif
     if (rc != TXC_OK)
       return rc;
     printf("time_ns %lld\n", (long long)(end.tv_sec - begin.tv_sec) *
                                      1000000000LL +
                                  (end.tv_nsec - begin.tv_nsec));
   }
+#ifdef TXC_COUNT_ALLOCATIONS
+  printf("allocations %ld in %ld calls\n", allocations, repeat);
+#endif
   return TXC_OK;
 }
 
 int main(int argc, char **argv) {
   txc_tensor input, output;
   txc_status status;
+  Call call = {NULL, 0, 0};
   char message[512];
+  if (argc > 1 && strcmp(argv[1], "--run") == 0) {
+    call.allocating = 1;
+    --argc;
+    ++argv;
+  }
   if (argc != 3 && argc != 4) {
-    fprintf(stderr, "usage: %s INPUT.npy OUT_DIR [REPEAT]\n", argv[0]);
+    fprintf(stderr, "usage: %s [--run] INPUT.npy OUT_DIR [REPEAT]\n",
+            argv[0]);
     return 2;
   }
   if (read_npy(argv[1], &input) != 0)
     return 2;
   memset(&output, 0, sizeof output);
   int32_t rc = MODEL_FN(_output_shapes)(&input, 1, &output, 1, &status);
+  if (rc == TXC_OK)
+    rc = prepare(&call, &input, &status);
   if (rc == TXC_OK) {
     output.size_bytes =
         txc_sample_num_elements(&output) * txc_sample_dtype_size(output.dtype);
     output.data = malloc(output.size_bytes ? (size_t)output.size_bytes : 1);
-    rc = MODEL_FN(_run)(&input, 1, &output, 1, &status);
+    rc = call_model(&call, &input, &output, &status);
   }
   if (rc == TXC_OK && argc == 4)
-    rc = time_calls(atol(argv[3]), &input, &output, &status);
+    rc = time_calls(&call, atol(argv[3]), &input, &output, &status);
   if (rc != TXC_OK) {
     MODEL_FN(_error_message)(&status, message, sizeof message);
     txc_sample_report(argv[1], rc, message);
@@ -115,6 +183,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "cannot write %s/y.npy\n", argv[2]);
     return 1;
   }
+  free(call.workspace);
   free(input.data);
   free(output.data);
   return 0;

@@ -13,7 +13,9 @@
 // inputs and the outputs, in program order; every result is materialized into
 // its output argument so that bufferization writes straight into the
 // caller's buffers. Every op carries the location of the program node it
-// comes from.
+// comes from. An input whose dims are not all constant has them as
+// expressions of the symbols in its argument attribute `txc.dims`
+// (kArgumentDimsAttr); so do the inputs of the functions of regions.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TXC_CONVERSION_PROGRAMTOMLIR_H
@@ -32,6 +34,14 @@ class MLIRContext;
 } // namespace mlir
 
 namespace txc {
+
+/// The argument attribute of a tensor argument whose dims are not all
+/// constant: an AffineMapAttr `()[s0, ..., sN-1] -> (dims...)` over the
+/// contract's N symbols (the function's first N arguments). The guards
+/// make every caller's tensor have exactly these dims, so later passes may
+/// take the symbols for `memref.dim` of the argument (the Workspace pass
+/// sizes the padded copy of an input from them).
+inline constexpr llvm::StringLiteral kArgumentDimsAttr = "txc.dims";
 
 /// Registers every dialect, interface and translation txc uses.
 void registerTxcDialects(mlir::DialectRegistry &registry);

@@ -30,40 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static long allocations, frees;
-static int counting;
-
-void *__real_malloc(size_t);
-void *__real_calloc(size_t, size_t);
-void *__real_realloc(void *, size_t);
-void __real_free(void *);
-void *__real_aligned_alloc(size_t, size_t);
-int __real_posix_memalign(void **, size_t, size_t);
-
-void *__wrap_malloc(size_t n) {
-  allocations += counting;
-  return __real_malloc(n);
-}
-void *__wrap_calloc(size_t n, size_t size) {
-  allocations += counting;
-  return __real_calloc(n, size);
-}
-void *__wrap_realloc(void *p, size_t n) {
-  allocations += counting;
-  return __real_realloc(p, n);
-}
-void __wrap_free(void *p) {
-  frees += counting && p;
-  __real_free(p);
-}
-void *__wrap_aligned_alloc(size_t alignment, size_t n) {
-  allocations += counting;
-  return __real_aligned_alloc(alignment, n);
-}
-int __wrap_posix_memalign(void **p, size_t alignment, size_t n) {
-  allocations += counting;
-  return __real_posix_memalign(p, alignment, n);
-}
+#include "count_allocations.h"
 
 typedef int32_t (*RunFn)(const txc_tensor *, int64_t, txc_tensor *, int64_t,
                          txc_status *);

@@ -131,3 +131,49 @@ func.func @loops(%n: index, %t: memref<?xf32>, %out: memref<f32>) {
   memref.store %f, %padded[%c0] : memref<?xf32>
   return
 }
+
+// -----
+
+// A buffer sized by the dims of an argument whose dims MLIRGen recorded as
+// expressions of the symbols (txc.dims; the guards checked the caller's
+// tensor against them): the padded copy of an input [B, 2*S+1] is a dynamic
+// buffer of the workspace. The size function computes the dims from the
+// symbols; the kernel computes the offsets from them at its entry and keeps
+// the descriptor's dims for the view. The second dim of an argument
+// without txc.dims stays malloc.
+// CHECK-LABEL: func.func private @padded.workspace_size(%arg0: index, %arg1: index) -> index
+// CHECK-NOT:     memref.dim
+// CHECK:         arith.addi %arg0, %{{.*}} : index
+// CHECK-NOT:     memref.dim
+// CHECK:         %[[TWICE:.*]] = arith.muli %arg1, %{{.*}} : index
+// CHECK-NOT:     memref.dim
+// CHECK:         arith.addi %[[TWICE]], %{{.*}} : index
+// CHECK-NOT:     memref.dim
+// CHECK:         return
+// CHECK-LABEL: func.func @padded
+// CHECK-SAME:    %[[X:[^ ]*]]: memref<?x?xf32> {txc.dims = {{.*}}}, %[[Y:[^ ]*]]: memref<?xf32>, %[[WS:[^ ]*]]: memref<?xi8>)
+// CHECK:         %[[D0:.*]] = memref.dim %[[X]], %{{.*}} : memref<?x?xf32>
+// CHECK:         %[[D1:.*]] = memref.dim %[[X]], %{{.*}} : memref<?x?xf32>
+// CHECK:         %[[ROWS:.*]] = arith.addi %[[D0]], %{{.*}} : index
+// CHECK:         %[[COLS:.*]] = arith.addi %[[D1]], %{{.*}} : index
+// CHECK:         memref.view %[[WS]][%{{.*}}][%[[ROWS]], %[[COLS]]] : memref<?xi8> to memref<?x?xf32>
+// CHECK:         %[[N:.*]] = memref.dim %[[Y]]
+// CHECK-NEXT:    memref.alloc(%[[N]]) : memref<?xf32>
+func.func @padded(%b: index, %s: index,
+                  %x: memref<?x?xf32> {txc.dims = affine_map<()[s0, s1] -> (s0, s1 * 2 + 1)>},
+                  %y: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %f = arith.constant 0.0 : f32
+  %d0 = memref.dim %x, %c0 : memref<?x?xf32>
+  %d1 = memref.dim %x, %c1 : memref<?x?xf32>
+  %rows = arith.addi %d0, %c2 : index
+  %cols = arith.addi %d1, %c2 : index
+  %a = memref.alloc(%rows, %cols) {alignment = 64 : i64} : memref<?x?xf32>
+  memref.store %f, %a[%c0, %c0] : memref<?x?xf32>
+  %n = memref.dim %y, %c0 : memref<?xf32>
+  %other = memref.alloc(%n) : memref<?xf32>
+  memref.store %f, %other[%c0] : memref<?xf32>
+  return
+}
