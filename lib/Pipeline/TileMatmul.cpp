@@ -381,12 +381,13 @@ bool MatmulTiler::tileMatmulWithEpilogue(linalg::LinalgOp epilogue) {
     panels = epiloguesIn({mainLoop, remainder});
   }
   for (Operation *panel : panels) {
+    // (Read before tiling, which erases the panel.)
+    int64_t width = cast<linalg::LinalgOp>(panel).getStaticLoopRanges()[1];
     FailureOr<PackedPanel> packed = packPanel(epilogueMatmul(panel));
     FailureOr<scf::SCFTileAndFuseResult> strips =
         tileEpilogue(panel, {0, nr});
     if (failed(strips))
       continue;
-    int64_t width = cast<linalg::LinalgOp>(panel).getStaticLoopRanges()[1];
     if (ShapedType::isDynamic(width) || width % nr != 0) {
       tileUnpackedStrips(strips->loops.front());
       continue;
