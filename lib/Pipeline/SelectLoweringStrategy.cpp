@@ -184,8 +184,12 @@ DictionaryAttr StrategySelector::matmulConfig(ArrayRef<int64_t> ranges,
     fusesEpilogue = true;
     return config("matmul", "fused_epilogue", fields);
   }
-  // Cache panels only for a large static N or a large (or symbolic) K.
-  bool bigN = !ShapedType::isDynamic(width) && width > tuning.cacheColumns;
+  // Cache panels only for a large static N or a large (or symbolic) K; in
+  // a batch also for a symbolic N (attention's S, the scores with a mask as
+  // their initial value): its full panels are packed.
+  bool bigN = ShapedType::isDynamic(width)
+                  ? batched
+                  : width > tuning.cacheColumns;
   bool bigK = ShapedType::isDynamic(depth) || depth > tuning.cacheDepth;
   fields.push_back(array("cache_tile", {bigN ? tuning.cacheColumns : 0,
                                         bigK ? tuning.cacheDepth : 0}));

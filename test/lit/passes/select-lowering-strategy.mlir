@@ -53,13 +53,17 @@ func.func @matmul_relu(%a: tensor<64x96xf32>, %b: tensor<96x64xf32>,
 // CHECK:         linalg.batch_matmul {{.*}}form = "fused_epilogue"
 // CHECK:         linalg.generic {{.*}}txc.lowering_config = {strategy = "matmul_epilogue"}
 // CHECK:           arith.addf
+// Without an epilogue (a mask folded into the initial value), N = S
+// symbolic is still cut into panels of 128 columns, packed when full.
+// AVX2:          linalg.batch_matmul {{.*}}txc.lowering_config = {batch_tile = array<i64: 1>, cache_tile = array<i64: 128, 0>, form = "tiled", pack_min_rows = 16 : i64, register_tile = array<i64: 6, 16>, strategy = "matmul"}
 #id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #mask = affine_map<(d0, d1, d2) -> (d1, d2)>
 func.func @attention_core(%q: tensor<2x?x16xf32>, %kt: tensor<2x16x?xf32>,
                           %v: tensor<2x?x16xf32>, %mask: tensor<?x?xf32>,
                           %scores: tensor<2x?x?xf32>, %ctx: tensor<2x?x16xf32>,
                           %masked: tensor<2x?x?xf32>)
-    -> (tensor<2x?x?xf32>, tensor<2x?x16xf32>, tensor<2x?x?xf32>) {
+    -> (tensor<2x?x?xf32>, tensor<2x?x16xf32>, tensor<2x?x?xf32>,
+        tensor<2x?x?xf32>) {
   %zero = arith.constant 0.0 : f32
   %scale = arith.constant 0.25 : f32
   %c1 = arith.constant 1 : index
@@ -86,7 +90,9 @@ func.func @attention_core(%q: tensor<2x?x16xf32>, %kt: tensor<2x16x?xf32>,
     %y = arith.addf %x, %m : f32
     linalg.yield %y : f32
   } -> tensor<2x?x?xf32>
-  return %scaled, %pv, %add : tensor<2x?x?xf32>, tensor<2x?x16xf32>, tensor<2x?x?xf32>
+  %qk3 = linalg.batch_matmul ins(%q, %kt : tensor<2x?x16xf32>, tensor<2x16x?xf32>)
+                             outs(%masked : tensor<2x?x?xf32>) -> tensor<2x?x?xf32>
+  return %scaled, %pv, %add, %qk3 : tensor<2x?x?xf32>, tensor<2x?x16xf32>, tensor<2x?x?xf32>, tensor<2x?x?xf32>
 }
 
 // -----
