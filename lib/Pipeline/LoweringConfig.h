@@ -16,7 +16,11 @@
 //                      register_tile = [MR, NR], cache_tile = [N, K] (0: that
 //                      dimension is not cut into cache panels),
 //                      pack_min_rows; row_tile (form "small": the tile sizes
-//                      of the row loop, over the root's loops).
+//                      of the row loop, over the root's loops); batch_tile
+//                      = [1] on a batch_matmul (not "small"): one batch at a
+//                      time, an outer parallel loop, each batch a plain
+//                      matmul under the rest of the config ("fused_epilogue"
+//                      then also for a symbolic or ragged N).
 //   "matmul_epilogue"  on the elementwise op that a "fused_epilogue" or
 //                      "small" matmul takes into its tiles.
 //   "convolution"      form = "one_matmul" (per_image, matmul = the config

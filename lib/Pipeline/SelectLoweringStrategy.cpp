@@ -30,17 +30,19 @@ namespace txc {
 namespace {
 
 /// The elementwise op that is the only reader of `matmul`'s result and reads
-/// it element for element over the same (m, n) domain: the activation or
-/// residual add after a linear layer. Fused into the register tiles, it runs
-/// on the accumulators before they are stored.
+/// it element for element over the same ((batch,) m, n) domain: the
+/// activation or residual add after a linear layer, the scale or mask add
+/// after attention's scores. Fused into the register tiles, it runs on the
+/// accumulators before they are stored.
 linalg::LinalgOp fusableEpilogue(linalg::LinalgOp matmul) {
   Value result = matmul->getResult(0);
   if (!result.hasOneUse())
     return {};
   OpOperand &use = *result.getUses().begin();
   auto consumer = dyn_cast<linalg::LinalgOp>(use.getOwner());
+  unsigned rank = matmul.getNumParallelLoops();
   if (!consumer || !isParallelElementwise(consumer) ||
-      consumer.getNumLoops() != 2 || consumer->getNumResults() != 1 ||
+      consumer.getNumLoops() != rank || consumer->getNumResults() != 1 ||
       consumer.isDpsInit(&use) || touchesBoolMemory(consumer))
     return {};
   // A math function would be copied into every register tile variant (6, 4,
@@ -50,7 +52,7 @@ linalg::LinalgOp fusableEpilogue(linalg::LinalgOp matmul) {
   if (hasCostlyOps(consumer))
     return {};
   AffineMap identity =
-      AffineMap::getMultiDimIdentityMap(2, matmul->getContext());
+      AffineMap::getMultiDimIdentityMap(rank, matmul->getContext());
   if (consumer.getMatchingIndexingMap(&use) != identity ||
       consumer.getIndexingMapMatchingResult(consumer->getResult(0)) !=
           identity)
@@ -140,7 +142,8 @@ private:
 /// The config of a contraction of loop ranges `sizes` ((batch,) m, n, k)
 /// with result elements of `bits`, and `epilogue` its fusable epilogue (or
 /// null). Sets `fusesEpilogue` if the config takes the epilogue into its
-/// tiles.
+/// tiles. A batched contraction other than a small one runs one batch at a
+/// time (batch_tile), each batch a plain matmul under the same config.
 DictionaryAttr StrategySelector::matmulConfig(ArrayRef<int64_t> ranges,
                                               bool batched, unsigned bits,
                                               linalg::LinalgOp epilogue,
@@ -157,23 +160,36 @@ DictionaryAttr StrategySelector::matmulConfig(ArrayRef<int64_t> ranges,
       !ShapedType::isDynamic(width) && !ShapedType::isDynamic(depth);
   if (staticWeight && width * depth <= tuning.smallWeight) {
     // One row per iteration, over the loops of the tiling's root.
-    SmallVector<int64_t> rows(epilogue ? epilogue.getNumLoops() : ranges.size(),
+    bool fuses = epilogue && !batched;
+    SmallVector<int64_t> rows(fuses ? epilogue.getNumLoops() : ranges.size(),
                               0);
     for (unsigned d = 0; d <= m; ++d)
       rows[d] = 1;
     fields.push_back(array("row_tile", rows));
-    fusesEpilogue = bool(epilogue);
+    fusesEpilogue = fuses;
     return config("matmul", "small", fields);
   }
-  if (epilogue && staticWeight && width % nr == 0 &&
-      depth <= tuning.cacheDepth) {
-    int64_t panel = width > tuning.cacheColumns ? tuning.cacheColumns : 0;
-    fields.push_back(array("cache_tile", {panel, 0}));
+  if (batched)
+    fields.push_back(array("batch_tile", {1}));
+  // The epilogue runs on final accumulators only if one cache tile holds
+  // the whole depth. A batch's columns may be symbolic or ragged (attention's
+  // S): their last strip is split off (TileMatmul.cpp).
+  bool wholeDepth =
+      !ShapedType::isDynamic(depth) && depth <= tuning.cacheDepth;
+  bool fullStrips =
+      !ShapedType::isDynamic(width) && width % nr == 0;
+  if (epilogue && wholeDepth && (fullStrips || batched)) {
+    bool wide = ShapedType::isDynamic(width) || width > tuning.cacheColumns;
+    fields.push_back(array("cache_tile", {wide ? tuning.cacheColumns : 0, 0}));
     fusesEpilogue = true;
     return config("matmul", "fused_epilogue", fields);
   }
-  // Cache panels only for a large static N or a large (or symbolic) K.
-  bool bigN = !ShapedType::isDynamic(width) && width > tuning.cacheColumns;
+  // Cache panels only for a large static N or a large (or symbolic) K; in
+  // a batch also for a symbolic N (attention's S, the scores with a mask as
+  // their initial value): its full panels are packed.
+  bool bigN = ShapedType::isDynamic(width)
+                  ? batched
+                  : width > tuning.cacheColumns;
   bool bigK = ShapedType::isDynamic(depth) || depth > tuning.cacheDepth;
   fields.push_back(array("cache_tile", {bigN ? tuning.cacheColumns : 0,
                                         bigK ? tuning.cacheDepth : 0}));
@@ -184,7 +200,7 @@ void StrategySelector::selectMatmul(linalg::LinalgOp op) {
   if (hasEmptyLoopRange(op))
     return;
   bool batched = isa<linalg::BatchMatmulOp>(op);
-  linalg::LinalgOp epilogue = batched ? nullptr : fusableEpilogue(op);
+  linalg::LinalgOp epilogue = fusableEpilogue(op);
   bool fusesEpilogue;
   op->setAttr(kLoweringConfig,
               matmulConfig(op.getStaticLoopRanges(), batched,

@@ -13,6 +13,10 @@
 //    with the matmul's epilogue (if any) fused into the row loop.
 //  * form "fused_epilogue": the elementwise op marked "matmul_epilogue" is
 //    the root of the tiling and the matmul is fused into its tiles.
+//  * batch_tile (a batch_matmul): the batch loop first, outermost and
+//    parallel, then each batch without its batch dimension as a plain
+//    matmul (and epilogue) under the form above: attention's Q K^T and
+//    P V are packed and register-tiled like a linear layer.
 //
 //===----------------------------------------------------------------------===//
 #include "LoweringConfig.h"
@@ -22,6 +26,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -93,6 +98,8 @@ public:
   }
 
   void tileMatmul(linalg::LinalgOp op);
+  std::pair<linalg::LinalgOp, linalg::LinalgOp>
+  tileBatches(linalg::LinalgOp op, linalg::LinalgOp epilogue);
   bool tileSmallMatmul(linalg::LinalgOp op, ArrayRef<int64_t> rows,
                        linalg::LinalgOp epilogue);
   bool tileMatmulWithEpilogue(linalg::LinalgOp epilogue);
@@ -100,7 +107,11 @@ public:
 private:
   SmallVector<Operation *> cachePanels(linalg::LinalgOp op);
   FailureOr<scf::SCFTileAndFuseResult>
+  tileWithMatmul(Operation *root, linalg::LinalgOp matmul,
+                 ArrayRef<int64_t> sizes);
+  FailureOr<scf::SCFTileAndFuseResult>
   tileEpilogue(Operation *epilogue, ArrayRef<int64_t> sizes);
+  void tileUnpackedStrips(LoopLikeOpInterface stripLoop);
   void usePackedStrip(Operation *strip, const PackedPanel &packed,
                       ArrayRef<LoopLikeOpInterface> loops);
   void tileEpilogueRows(Operation *strip);
@@ -243,29 +254,40 @@ void MatmulTiler::forwardDimsToInits(Operation *op) {
         });
 }
 
-/// Tiles the epilogue `epilogue` by `sizes` and fuses its matmul, and the
-/// op that computes the matmul's initial value (the broadcast bias or a zero
-/// fill), into each tile. The untiled ops are erased.
+/// Tiles `root`, the matmul `matmul` or its epilogue, by `sizes` and fuses
+/// the matmul, and the op that computes the matmul's initial value (the
+/// broadcast bias or a zero fill), into each tile. The untiled ops are
+/// erased.
+FailureOr<scf::SCFTileAndFuseResult>
+MatmulTiler::tileWithMatmul(Operation *root, linalg::LinalgOp matmul,
+                            ArrayRef<int64_t> sizes) {
+  Operation *init = matmul.getDpsInitOperand(0)->get().getDefiningOp();
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      tileAndFuse(rewriter, root, sizes, [&](Operation *producer) {
+        return producer == matmul.getOperation() || producer == init;
+      });
+  if (failed(fused))
+    return failure();
+  llvm::SetVector<Operation *> dead;
+  for (Operation *op : {root, matmul.getOperation(), init})
+    if (op)
+      dead.insert(op);
+  for (Operation *op : dead) {
+    forwardDimsToInits(op);
+    if (op->use_empty())
+      rewriter.eraseOp(op);
+  }
+  return fused;
+}
+
+/// Tiles the epilogue `epilogue` by `sizes` and fuses its matmul and the
+/// matmul's initial value into each tile (tileWithMatmul).
 FailureOr<scf::SCFTileAndFuseResult>
 MatmulTiler::tileEpilogue(Operation *epilogue, ArrayRef<int64_t> sizes) {
   linalg::LinalgOp matmul = epilogueMatmul(epilogue);
   if (!matmul)
     return failure();
-  Operation *init = matmul.getDpsInitOperand(0)->get().getDefiningOp();
-  FailureOr<scf::SCFTileAndFuseResult> fused =
-      tileAndFuse(rewriter, epilogue, sizes, [&](Operation *producer) {
-        return producer == matmul.getOperation() || producer == init;
-      });
-  if (failed(fused))
-    return failure();
-  for (Operation *dead : {epilogue, matmul.getOperation(), init}) {
-    if (!dead)
-      continue;
-    forwardDimsToInits(dead);
-    if (dead->use_empty())
-      rewriter.eraseOp(dead);
-  }
-  return fused;
+  return tileWithMatmul(epilogue, matmul, sizes);
 }
 
 /// Makes the matmul of the epilogue tile `strip`, an NR-wide strip of the
@@ -359,17 +381,43 @@ bool MatmulTiler::tileMatmulWithEpilogue(linalg::LinalgOp epilogue) {
     panels = epiloguesIn({mainLoop, remainder});
   }
   for (Operation *panel : panels) {
+    // (Read before tiling, which erases the panel.)
+    int64_t width = cast<linalg::LinalgOp>(panel).getStaticLoopRanges()[1];
     FailureOr<PackedPanel> packed = packPanel(epilogueMatmul(panel));
     FailureOr<scf::SCFTileAndFuseResult> strips =
         tileEpilogue(panel, {0, nr});
     if (failed(strips))
       continue;
+    if (ShapedType::isDynamic(width) || width % nr != 0) {
+      tileUnpackedStrips(strips->loops.front());
+      continue;
+    }
     Operation *strip = strips->tiledAndFusedOps.front();
     if (succeeded(packed))
       usePackedStrip(strip, *packed, strips->loops);
     tileEpilogueRows(strip);
   }
   return true;
+}
+
+/// The strips of an epilogue panel whose width is symbolic or not a
+/// multiple of NR (a batch of attention's scores, S wide): the strip loop
+/// is peeled, its full strips are register-tiled as usual and the last,
+/// narrower strip runs one column at a time. Canonicalization makes the
+/// full strips' widths static in their types, which vectorization needs.
+void MatmulTiler::tileUnpackedStrips(LoopLikeOpInterface stripLoop) {
+  Operation *main = stripLoop.getOperation();
+  Operation *remainder = peel(rewriter, stripLoop);
+  for (Operation *loop : {main, remainder})
+    if (loop)
+      canonicalize(loop);
+  for (Operation *strip : epiloguesIn({main}))
+    tileEpilogueRows(strip);
+  for (Operation *tail : epiloguesIn({remainder})) {
+    FailureOr<scf::SCFTileAndFuseResult> columns = tileEpilogue(tail, {0, 1});
+    if (succeeded(columns))
+      tileEpilogueRows(columns->tiledAndFusedOps.front());
+  }
 }
 
 /// Cache tiles: B is cut into KC x NC panels, each packed into strips of
@@ -440,6 +488,101 @@ void MatmulTiler::tileMatmul(linalg::LinalgOp op) {
   }
 }
 
+/// `value`, a tile of a unit leading (batch) dimension, without that
+/// dimension: a rank-reducing slice. Only the batch dimension is dropped,
+/// whatever other dimensions are 1.
+Value dropBatch(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, value);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  sizes[0] = b.getIndexAttr(1);
+  auto reduced =
+      RankedTensorType::get(type.getShape().drop_front(), type.getElementType());
+  return b.create<tensor::ExtractSliceOp>(loc, reduced, value, offsets, sizes,
+                                          strides);
+}
+
+/// `value`, a tile without its batch dimension, put back into `into`, the
+/// tile of a unit batch dimension that it was sliced from.
+Value restoreBatch(OpBuilder &b, Location loc, Value value, Value into) {
+  int64_t rank = cast<RankedTensorType>(into.getType()).getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, into);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  sizes[0] = b.getIndexAttr(1);
+  return b.create<tensor::InsertSliceOp>(loc, value, into, offsets, sizes,
+                                         strides);
+}
+
+/// Rewrites `op`, a tile of one batch (a unit batch dimension, the first),
+/// as the same op without the batch dimension: a batch_matmul as a matmul,
+/// a fill as a fill, a generic (the epilogue, a broadcast bias) by
+/// dropping its first loop. Fails for other ops.
+LogicalResult dropBatchDim(RewriterBase &rewriter, Operation *op) {
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
+  if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+    linalg::ControlDropUnitDims options;
+    options.rankReductionStrategy = linalg::ControlDropUnitDims::
+        RankReductionStrategy::ExtractInsertSlice;
+    options.controlFn = [](Operation *) { return SmallVector<unsigned>{0}; };
+    return linalg::dropUnitDims(rewriter, generic, options);
+  }
+  if (!isa<linalg::BatchMatmulOp, linalg::FillOp>(op))
+    return failure();
+  auto dps = cast<DestinationStyleOpInterface>(op);
+  Value init = dps.getDpsInits()[0];
+  Value acc = dropBatch(rewriter, loc, init);
+  SmallVector<Value> inputs;
+  for (Value input : dps.getDpsInputs())
+    inputs.push_back(isa<linalg::FillOp>(op) ? input
+                                             : dropBatch(rewriter, loc, input));
+  Operation *reduced =
+      isa<linalg::FillOp>(op)
+          ? rewriter.create<linalg::FillOp>(loc, inputs, ValueRange{acc})
+          : rewriter.create<linalg::MatmulOp>(loc, acc.getType(), inputs,
+                                              ValueRange{acc});
+  rewriter.replaceOp(op,
+                     restoreBatch(rewriter, loc, reduced->getResult(0), init));
+  return success();
+}
+
+/// A batched contraction runs one batch at a time: its epilogue (or the
+/// contraction itself) is tiled by 1 along the batch dimension, an outer
+/// parallel loop, with the contraction and its initial value fused into
+/// it; the tiles are then rewritten without the batch dimension
+/// (dropBatchDim), so that the rest of the config tiles each batch as a
+/// plain matmul: packed B panels, register tiles, the epilogue on the
+/// accumulators. Returns the plain matmul and its epilogue (null if none);
+/// `op` itself, without its epilogue, if the batch could not be tiled; a
+/// null matmul if a tile could not be rewritten (the batch loop stays, its
+/// tiles computed as they are).
+std::pair<linalg::LinalgOp, linalg::LinalgOp>
+MatmulTiler::tileBatches(linalg::LinalgOp op, linalg::LinalgOp epilogue) {
+  Operation *root = epilogue ? epilogue.getOperation() : op.getOperation();
+  SmallVector<int64_t> sizes(cast<linalg::LinalgOp>(root).getNumLoops(), 0);
+  sizes[0] = 1;
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      tileWithMatmul(root, op, sizes);
+  if (failed(fused))
+    return {op, {}};
+  for (Operation *tile : llvm::reverse(fused->tiledAndFusedOps))
+    if (failed(dropBatchDim(rewriter, tile)))
+      return {};
+  Operation *loop = fused->loops.front().getOperation();
+  canonicalize(loop);
+  linalg::LinalgOp matmul;
+  loop->walk([&](linalg::MatmulOp found) { matmul = found; });
+  if (!matmul || !epilogue)
+    return {matmul, {}};
+  Value result = matmul->getResult(0);
+  if (!result.hasOneUse())
+    return {};
+  return {matmul, dyn_cast<linalg::LinalgOp>(*result.getUsers().begin())};
+}
+
 /// Matmuls with a small static right-hand side (a weight that fits in a few
 /// registers, e.g. 4x3) run one row at a time with the whole row as one
 /// vector contraction, and the accumulator's initial value (zero or the
@@ -473,6 +616,13 @@ void applyMatmulConfig(RewriterBase &rewriter, linalg::LinalgOp op,
   if (form == "small" &&
       tiler.tileSmallMatmul(op, getSizes(config, "row_tile"), epilogue))
     return;
+  if (!getSizes(config, "batch_tile").empty()) {
+    auto [matmul, batchEpilogue] = tiler.tileBatches(op, epilogue);
+    if (!matmul)
+      return;
+    op = matmul;
+    epilogue = batchEpilogue;
+  }
   if (form == "fused_epilogue" && epilogue &&
       tiler.tileMatmulWithEpilogue(epilogue))
     return;

@@ -35,6 +35,68 @@ func.func @matmul_relu(%a: tensor<64x96xf32>, %b: tensor<96x64xf32>,
 
 // -----
 
+// Attention's batched matmuls run one batch (head) at a time (batch_tile),
+// each batch a plain matmul. Q K^T, [2, S, 16] x [2, 16, S]: its scale is
+// the fused epilogue although N = S is symbolic (the last strip is split
+// off), in cache panels of 128 columns. P V, [2, S, S] x [2, S, 16]: K = S
+// is symbolic, so no epilogue could run on final accumulators; tiled with
+// K panels. A mask add that broadcasts a [S, S] mask over the heads is an
+// epilogue too.
+// CHECK-LABEL: func.func @attention_core
+// AVX2:          linalg.batch_matmul {{.*}}txc.lowering_config = {batch_tile = array<i64: 1>, cache_tile = array<i64: 128, 0>, form = "fused_epilogue", pack_min_rows = 16 : i64, register_tile = array<i64: 6, 16>, strategy = "matmul"}
+// SSE:           linalg.batch_matmul {{.*}}txc.lowering_config = {batch_tile = array<i64: 1>, cache_tile = array<i64: 128, 0>, form = "fused_epilogue", pack_min_rows = 16 : i64, register_tile = array<i64: 6, 8>, strategy = "matmul"}
+// AVX512:        linalg.batch_matmul {{.*}}register_tile = array<i64: 8, 32>
+// CHECK:         linalg.generic {{.*}}txc.lowering_config = {strategy = "matmul_epilogue"}
+// CHECK:           arith.mulf
+// AVX2:          linalg.batch_matmul {{.*}}txc.lowering_config = {batch_tile = array<i64: 1>, cache_tile = array<i64: 0, 1024>, form = "tiled", pack_min_rows = 16 : i64, register_tile = array<i64: 6, 16>, strategy = "matmul"}
+// SSE:           linalg.batch_matmul {{.*}}txc.lowering_config = {batch_tile = array<i64: 1>, cache_tile = array<i64: 0, 1024>, form = "tiled", pack_min_rows = 16 : i64, register_tile = array<i64: 6, 8>, strategy = "matmul"}
+// CHECK:         linalg.batch_matmul {{.*}}form = "fused_epilogue"
+// CHECK:         linalg.generic {{.*}}txc.lowering_config = {strategy = "matmul_epilogue"}
+// CHECK:           arith.addf
+// Without an epilogue (a mask folded into the initial value), N = S
+// symbolic is still cut into panels of 128 columns, packed when full.
+// AVX2:          linalg.batch_matmul {{.*}}txc.lowering_config = {batch_tile = array<i64: 1>, cache_tile = array<i64: 128, 0>, form = "tiled", pack_min_rows = 16 : i64, register_tile = array<i64: 6, 16>, strategy = "matmul"}
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#mask = affine_map<(d0, d1, d2) -> (d1, d2)>
+func.func @attention_core(%q: tensor<2x?x16xf32>, %kt: tensor<2x16x?xf32>,
+                          %v: tensor<2x?x16xf32>, %mask: tensor<?x?xf32>,
+                          %scores: tensor<2x?x?xf32>, %ctx: tensor<2x?x16xf32>,
+                          %masked: tensor<2x?x?xf32>)
+    -> (tensor<2x?x?xf32>, tensor<2x?x16xf32>, tensor<2x?x?xf32>,
+        tensor<2x?x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 0.25 : f32
+  %c1 = arith.constant 1 : index
+  %s = tensor.dim %q, %c1 : tensor<2x?x16xf32>
+  %e = tensor.empty(%s, %s) : tensor<2x?x?xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x?x?xf32>) -> tensor<2x?x?xf32>
+  %qk = linalg.batch_matmul ins(%q, %kt : tensor<2x?x16xf32>, tensor<2x16x?xf32>)
+                            outs(%init : tensor<2x?x?xf32>) -> tensor<2x?x?xf32>
+  %scaled = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%qk : tensor<2x?x?xf32>) outs(%scores : tensor<2x?x?xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.mulf %x, %scale : f32
+    linalg.yield %y : f32
+  } -> tensor<2x?x?xf32>
+  %ctx0 = linalg.fill ins(%zero : f32) outs(%ctx : tensor<2x?x16xf32>) -> tensor<2x?x16xf32>
+  %pv = linalg.batch_matmul ins(%scaled, %v : tensor<2x?x?xf32>, tensor<2x?x16xf32>)
+                            outs(%ctx0 : tensor<2x?x16xf32>) -> tensor<2x?x16xf32>
+  %init2 = linalg.fill ins(%zero : f32) outs(%e : tensor<2x?x?xf32>) -> tensor<2x?x?xf32>
+  %qk2 = linalg.batch_matmul ins(%q, %kt : tensor<2x?x16xf32>, tensor<2x16x?xf32>)
+                             outs(%init2 : tensor<2x?x?xf32>) -> tensor<2x?x?xf32>
+  %add = linalg.generic {indexing_maps = [#id3, #mask, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%qk2, %mask : tensor<2x?x?xf32>, tensor<?x?xf32>) outs(%masked : tensor<2x?x?xf32>) {
+  ^bb0(%x: f32, %m: f32, %o: f32):
+    %y = arith.addf %x, %m : f32
+    linalg.yield %y : f32
+  } -> tensor<2x?x?xf32>
+  %qk3 = linalg.batch_matmul ins(%q, %kt : tensor<2x?x16xf32>, tensor<2x16x?xf32>)
+                             outs(%masked : tensor<2x?x?xf32>) -> tensor<2x?x?xf32>
+  return %scaled, %pv, %add, %qk3 : tensor<2x?x?xf32>, tensor<2x?x16xf32>, tensor<2x?x?xf32>, tensor<2x?x?xf32>
+}
+
+// -----
+
 // Output rows narrower than a register tile (12 < 16 columns with AVX2) make
 // one im2col matmul, [32, 144] x [144, 144], with its own matmul config; with
 // SSE (8 columns) they are row tiles of matmuls. A column stride is

@@ -78,6 +78,82 @@ func.func @small(%a: tensor<?x4xf32>, %b: tensor<4x3xf32>,
 
 // -----
 
+// batch_tile: a batched matmul runs one batch at a time, the outer loop,
+// each batch a plain matmul under the rest of the config. Here attention's
+// scores, Q [2, M, 16] x K^T [2, 16, N] with N symbolic, scaled in the
+// epilogue: in each batch, panels of 32 columns packed into 8-column strips
+// (4 x 16 x 8), 4 x 8 register tiles initialized to zero in registers and
+// scaled before they are stored; the last panel (N mod 32 columns) runs
+// full 8-column strips, then its last columns one at a time.
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @batched_epilogue
+// CHECK-NOT:     linalg.batch_matmul
+// CHECK:         scf.for {{.*}} = %c0 to %c2 step %c1
+// CHECK:           scf.for {{.*}} step %c32
+// CHECK:             scf.for {{.*}} -> (tensor<4x16x8xf32>)
+// CHECK:             scf.for {{.*}} step %c8
+// CHECK:               scf.for {{.*}} step %c4
+// CHECK:                 linalg.fill {{.*}} -> tensor<4x8xf32>
+// CHECK:                 linalg.matmul ins({{.*}} : tensor<4x1xf32>, tensor<1x8xf32>) outs({{.*}} : tensor<4x8xf32>)
+// CHECK:                 linalg.generic {{.*}} ins(%{{.*}} : tensor<4x8xf32>)
+// CHECK-NEXT:              ^bb0
+// CHECK-NEXT:              arith.mulf
+// CHECK:           scf.for {{.*}} step %c32
+// CHECK:             linalg.matmul ins({{.*}} : tensor<4x1xf32>, tensor<1x8xf32>) outs({{.*}} : tensor<4x8xf32>)
+// CHECK:             linalg.matmul ins({{.*}} : tensor<4x1xf32>, tensor<1x1xf32>) outs({{.*}} : tensor<4x1xf32>)
+// CHECK-NOT:     linalg.batch_matmul
+// CHECK-NOT:     txc.lowering_config
+// CHECK-NOT:     txc.epilogue
+func.func @batched_epilogue(%q: tensor<2x?x16xf32>, %kt: tensor<2x16x?xf32>,
+                            %out: tensor<2x?x?xf32>) -> tensor<2x?x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 0.25 : f32
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %m = tensor.dim %q, %c1 : tensor<2x?x16xf32>
+  %n = tensor.dim %kt, %c2 : tensor<2x16x?xf32>
+  %e = tensor.empty(%m, %n) : tensor<2x?x?xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x?x?xf32>) -> tensor<2x?x?xf32>
+  %qk = linalg.batch_matmul {txc.lowering_config = {strategy = "matmul", form = "fused_epilogue", batch_tile = array<i64: 1>, register_tile = array<i64: 4, 8>, cache_tile = array<i64: 32, 0>, pack_min_rows = 16 : i64}}
+      ins(%q, %kt : tensor<2x?x16xf32>, tensor<2x16x?xf32>)
+      outs(%init : tensor<2x?x?xf32>) -> tensor<2x?x?xf32>
+  %r = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%qk : tensor<2x?x?xf32>) outs(%out : tensor<2x?x?xf32>)
+      attrs = {txc.lowering_config = {strategy = "matmul_epilogue"}} {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.mulf %x, %scale : f32
+    linalg.yield %y : f32
+  } -> tensor<2x?x?xf32>
+  return %r : tensor<2x?x?xf32>
+}
+
+// -----
+
+// batch_tile without an epilogue: attention's P [2, M, K] x V [2, K, 16],
+// K symbolic. In each batch the zero fill of that batch's accumulator,
+// then panels of 64 of depth, each with B packed into 8-column strips, and
+// 4 x 8 register tiles.
+// CHECK-LABEL: func.func @batched_tiled
+// CHECK-NOT:     linalg.batch_matmul
+// CHECK:         scf.for {{.*}} = %c0 to %c2 step %c1
+// CHECK:           linalg.fill {{.*}} -> tensor<?x16xf32>
+// CHECK:           scf.for {{.*}} step %c64
+// CHECK:             scf.for {{.*}} -> (tensor<2x?x8xf32>)
+// CHECK:             linalg.matmul ins({{.*}} : tensor<4x1xf32>, tensor<1x8xf32>) outs({{.*}} : tensor<4x8xf32>)
+// CHECK-NOT:     linalg.batch_matmul
+// CHECK-NOT:     txc.lowering_config
+func.func @batched_tiled(%p: tensor<2x?x?xf32>, %v: tensor<2x?x16xf32>,
+                         %out: tensor<2x?x16xf32>) -> tensor<2x?x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %init = linalg.fill ins(%zero : f32) outs(%out : tensor<2x?x16xf32>) -> tensor<2x?x16xf32>
+  %pv = linalg.batch_matmul {txc.lowering_config = {strategy = "matmul", form = "tiled", batch_tile = array<i64: 1>, register_tile = array<i64: 4, 8>, cache_tile = array<i64: 0, 64>, pack_min_rows = 16 : i64}}
+      ins(%p, %v : tensor<2x?x?xf32>, tensor<2x?x16xf32>)
+      outs(%init : tensor<2x?x16xf32>) -> tensor<2x?x16xf32>
+  return %pv : tensor<2x?x16xf32>
+}
+
+// -----
+
 // Without a config the pass leaves a matmul alone.
 // CHECK-LABEL: func.func @no_config
 // CHECK-NOT:     scf.for
