@@ -153,6 +153,9 @@ void addBufferizationPasses(OpPassManager &pm, const PipelineOptions &options) {
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   if (options.optLevel >= 2)
     pm.addNestedPass<func::FuncOp>(createLowerVectorsPass());
+  // Before outlining, which then passes the parallel context on to the
+  // outlined nests like any other value.
+  pm.addPass(createParallelTasksPass());
   pm.addPass(createOutlineLoopsPass());
   // Repeated layers outline into identical nests: compile each once.
   pm.addPass(createMergeIdenticalFunctionsPass());

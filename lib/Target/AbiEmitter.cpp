@@ -506,7 +506,8 @@ Value *EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
                                      Value *workspaceSize) {
   // The kernel's memref arguments, expanded by the LLVM lowering to
   // (allocated, aligned, offset, sizes..., strides...).
-  SmallVector<Value *> args;
+  // The parallel context comes first: NULL, serial (ParallelTasks.cpp).
+  SmallVector<Value *> args = {ConstantPointerNull::get(ptr)};
   // A declared symbol that no input uses is never bound; no tensor depends
   // on it, so the kernel ignores its value.
   for (Value *symbol : state.symbols)
@@ -1218,7 +1219,7 @@ Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
     return createStringError(inconvertibleErrorCode(),
                              "internal error: kernel '%s' not found",
                              kernelName.str().c_str());
-  unsigned expected = contract.symbols.size();
+  unsigned expected = 1 + contract.symbols.size(); // the parallel context
   for (const ContractTensor &input : contract.inputs)
     expected += 3 + 2 * input.type.rank();
   for (const ContractTensor &output : contract.outputs)
