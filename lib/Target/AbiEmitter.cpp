@@ -12,6 +12,7 @@
 #include "txc/Target/AbiEmitter.h"
 #include "GuardInterpreter.h"
 #include "IRExprOps.h"
+#include "RunOptionsEmitter.h"
 #include "txc/Pipeline/Workspace.h"
 #include "txc/Target/GuardTable.h"
 #include "txc/Target/Weights.h"
@@ -506,7 +507,8 @@ Value *EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
                                      Value *workspaceSize) {
   // The kernel's memref arguments, expanded by the LLVM lowering to
   // (allocated, aligned, offset, sizes..., strides...).
-  // The parallel context comes first: NULL, serial (ParallelTasks.cpp).
+  // The parallel context comes first: NULL, serial (<p>_run_with_options
+  // passes its own, RunOptionsEmitter.cpp).
   SmallVector<Value *> args = {ConstantPointerNull::get(ptr)};
   // A declared symbol that no input uses is never bound; no tensor depends
   // on it, so the kernel ignores its value.
@@ -1257,6 +1259,9 @@ Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
   }
   EntryPointEmitter emitter(module, contract, kernel, weights, workspace);
   emitter.emitRun();
+  emitRunWithOptions(module, contract, kernel,
+                     weights && weights->mode == WeightsMode::External,
+                     workspaceBytes);
   emitter.emitOutputShapes();
   emitter.emitWorkspaceSize();
   emitter.emitErrorMessage();
