@@ -1,0 +1,163 @@
+/* Bitwise determinism across thread counts (docs/abi.md, Threads): calls
+   the program P (its header is program.h, its macros' prefix PU) through
+   <p>_run and <p>_run_with_options with no options, options without a
+   hook, a struct_size that ends before the hook, and txc_pthreads pools of
+   1, 2, 3 and 8 threads (a counting hook around the pool), on f32 inputs
+   whose shapes are the arguments ("512x512 512x512"), and memcmps every
+   output with <p>_run's. Also the workspace passed in the options and the
+   TXC_E_WORKSPACE status of a too small one. */
+#include "program.h"
+#include "txc_pthreads.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CAT2(a, b) a##b
+#define CAT(a, b) CAT2(a, b)
+#define RUN CAT(P, _run)
+#define RUN_WITH_OPTIONS CAT(P, _run_with_options)
+#define OUTPUT_SHAPES CAT(P, _output_shapes)
+#define NUM_INPUTS CAT(PU, _NUM_INPUTS)
+#define NUM_OUTPUTS CAT(PU, _NUM_OUTPUTS)
+#define WORKSPACE_BYTES CAT(PU, _WORKSPACE_BYTES)
+
+/* Counts the launches and the tasks, then runs them on the pool. */
+typedef struct counter {
+  txc_pthreads_pool *pool;
+  int64_t launches, tasks;
+} counter;
+
+static void counting_parallel_for(void *ctx, int64_t n, txc_task_fn task,
+                                  void *arg) {
+  counter *c = (counter *)ctx;
+  /* Launches come one at a time from the calling thread: no race. */
+  ++c->launches;
+  c->tasks += n;
+  txc_pthreads_parallel_for(c->pool, n, task, arg);
+}
+
+static int64_t elements(const txc_tensor *t) {
+  int64_t n = 1;
+  int d;
+  for (d = 0; d < t->rank; ++d)
+    n *= t->dims[d];
+  return n;
+}
+
+static txc_tensor inputs[NUM_INPUTS > 0 ? NUM_INPUTS : 1];
+static txc_tensor outputs[NUM_OUTPUTS], expected[NUM_OUTPUTS];
+
+/* Calls with `options` into fresh garbage-filled outputs; 1 if every output
+   equals <p>_run's bit for bit. */
+static int identical(const txc_run_options *options, int32_t *rc) {
+  txc_status status;
+  int o, same = 1;
+  for (o = 0; o < NUM_OUTPUTS; ++o)
+    memset(outputs[o].data, 0xA5, (size_t)outputs[o].size_bytes);
+  *rc = RUN_WITH_OPTIONS(inputs, NUM_INPUTS, outputs, NUM_OUTPUTS, &status,
+                         options);
+  for (o = 0; o < NUM_OUTPUTS; ++o)
+    same &= memcmp(outputs[o].data, expected[o].data,
+                   (size_t)expected[o].size_bytes) == 0;
+  return same;
+}
+
+static void report(const char *what, const txc_run_options *options,
+                   const counter *c) {
+  int32_t rc;
+  int same = identical(options, &rc);
+  printf("%s: rc %d, %s", what, (int)rc, same ? "identical" : "DIFFERENT");
+  if (c)
+    printf(", %s", c->launches ? "parallel" : "serial");
+  printf("\n");
+}
+
+int main(int argc, char **argv) {
+  txc_status status;
+  txc_run_options options;
+  uint32_t seed = 12345;
+  int i, o, threads[] = {1, 2, 3, 8};
+  void *workspace;
+  if (argc != NUM_INPUTS + 1) {
+    fprintf(stderr, "usage: %s DIMS... (one AxBx... per input)\n", argv[0]);
+    return 2;
+  }
+  for (i = 0; i < NUM_INPUTS; ++i) {
+    char *p = argv[i + 1];
+    float *data;
+    int64_t e, n;
+    inputs[i].dtype = TXC_DTYPE_F32;
+    for (inputs[i].rank = 0; *p; ++inputs[i].rank)
+      inputs[i].dims[inputs[i].rank] = strtoll(p, &p, 10), p += *p == 'x';
+    n = elements(&inputs[i]);
+    data = (float *)malloc((size_t)(n ? n : 1) * sizeof(float));
+    for (e = 0; e < n; ++e) {
+      seed = seed * 1664525u + 1013904223u;
+      data[e] = (float)((seed >> 8) & 0xFFFF) / 32768.0f - 1.0f;
+    }
+    inputs[i].data = data;
+    inputs[i].size_bytes = n * (int64_t)sizeof(float);
+  }
+  if (OUTPUT_SHAPES(inputs, NUM_INPUTS, expected, NUM_OUTPUTS, &status)) {
+    fprintf(stderr, "output_shapes failed: %d\n", (int)status.code);
+    return 1;
+  }
+  for (o = 0; o < NUM_OUTPUTS; ++o) {
+    int64_t bytes = elements(&expected[o]) * 4; /* f32, i32 outputs */
+    expected[o].data = malloc((size_t)(bytes ? bytes : 1));
+    expected[o].size_bytes = bytes;
+    outputs[o].data = malloc((size_t)(bytes ? bytes : 1));
+    outputs[o].size_bytes = bytes;
+  }
+  printf("run: rc %d\n",
+         (int)RUN(inputs, NUM_INPUTS, expected, NUM_OUTPUTS, &status));
+
+  report("NULL options", NULL, NULL);
+  memset(&options, 0, sizeof options);
+  options.struct_size = sizeof options;
+  report("no hook", &options, NULL);
+  for (i = 0; i < 4; ++i) {
+    counter c = {NULL, 0, 0};
+    char what[64];
+    c.pool = txc_pthreads_create(threads[i]);
+    txc_pthreads_set_options(c.pool, &options);
+    options.parallel_for = counting_parallel_for;
+    options.parallel_ctx = &c;
+    sprintf(what, "%d threads", threads[i]);
+    report(what, &options, &c);
+    if (threads[i] == 2) {
+      /* The options end before parallel_for: as if there were none. */
+      counter short_struct = {c.pool, 0, 0};
+      options.parallel_ctx = &short_struct;
+      options.struct_size = 40;
+      report("struct_size 40", &options, &short_struct);
+      options.struct_size = sizeof options;
+      /* The caller's workspace, through the options. */
+      workspace = malloc((size_t)WORKSPACE_BYTES + 64);
+      options.workspace =
+          (char *)workspace + (64 - (uintptr_t)workspace % 64) % 64;
+      options.workspace_bytes = WORKSPACE_BYTES;
+      options.parallel_ctx = &c;
+      report("2 threads, workspace", &options, &c);
+      options.workspace_bytes = WORKSPACE_BYTES ? WORKSPACE_BYTES - 1 : 0;
+      {
+        int32_t rc = RUN_WITH_OPTIONS(inputs, NUM_INPUTS, outputs,
+                                      NUM_OUTPUTS, &status, &options);
+        printf("small workspace: rc %d\n",
+               WORKSPACE_BYTES ? (int)rc : 13); /* none needed: accepted */
+      }
+      options.workspace = NULL;
+      options.workspace_bytes = 0;
+      free(workspace);
+    }
+    txc_pthreads_destroy(c.pool);
+  }
+  for (i = 0; i < NUM_INPUTS; ++i)
+    free(inputs[i].data);
+  for (o = 0; o < NUM_OUTPUTS; ++o) {
+    free(expected[o].data);
+    free(outputs[o].data);
+  }
+  return 0;
+}
