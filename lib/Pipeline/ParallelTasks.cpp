@@ -58,6 +58,11 @@ constexpr StringLiteral kParallel = "txc.parallel";
 /// loops run serially, where a launch would cost more than it saves.
 constexpr int64_t kMinParallelWork = int64_t(1) << 16;
 
+/// Operations a task should do at least when the loop has enough
+/// iterations (about 5-10 us on one core): consecutive iterations of a
+/// short body (a row chunk of an elementwise op) are grouped into one task.
+constexpr int64_t kTaskWork = int64_t(1) << 14;
+
 /// Trip count assumed in the work estimate for an inner loop whose bounds
 /// change from one iteration to the next (the bounds known before the loop
 /// are used as they are): such loops are the remainders that peeling left
@@ -307,6 +312,23 @@ SmallVector<Operation *> recreatedOps(scf::ForOp loop) {
   return ops;
 }
 
+/// Iterations per task (i64): enough for about kTaskWork operations each,
+/// so that a task costs more than handing it out, but at most
+/// trips / (4 * threads), so that every thread gets several tasks to
+/// balance the load; at least 1.
+Value taskGrain(OpBuilder &b, Location loc, Value trips, Value work,
+                Value threads) {
+  auto c = [&](int64_t v) { return b.create<arith::ConstantIntOp>(loc, v, 64); };
+  Value byWork = b.create<arith::CeilDivSIOp>(
+      loc, c(kTaskWork), b.create<arith::MaxSIOp>(loc, work, c(1)));
+  Value byThreads = b.create<arith::DivSIOp>(
+      loc, trips,
+      b.create<arith::MulIOp>(loc, b.create<arith::MaxSIOp>(loc, threads, c(1)),
+                              c(4)));
+  return b.create<arith::MaxSIOp>(
+      loc, b.create<arith::MinSIOp>(loc, byWork, byThreads), c(1));
+}
+
 class ParallelTasksPass
     : public impl::ParallelTasksPassBase<ParallelTasksPass> {
 public:
@@ -406,13 +428,30 @@ func::FuncOp ParallelTasksPass::createTask(scf::ForOp loop,
         b.create<LLVM::LoadOp>(loc, argType.getBody()[field], slot);
     mapping.map(value, castTo(b, loc, stored, value.getType()));
   }
-  Value i = castTo(b, loc, entry->getArgument(1), b.getIndexType());
-  Value iv = b.create<arith::AddIOp>(
+  // Task k runs the iterations [k * grain, min((k + 1) * grain, trips)).
+  auto loadIndex = [&](unsigned field) {
+    Value slot = b.create<LLVM::GEPOp>(
+        loc, ptr, argType, entry->getArgument(0),
+        ArrayRef<LLVM::GEPArg>{0, int32_t(field)});
+    return castTo(b, loc, b.create<LLVM::LoadOp>(loc, i64, slot),
+                  b.getIndexType());
+  };
+  Value grain = loadIndex(captured.size());
+  Value trips = loadIndex(captured.size() + 1);
+  Value k = castTo(b, loc, entry->getArgument(1), b.getIndexType());
+  Value begin = b.create<arith::MulIOp>(loc, k, grain);
+  Value end = b.create<arith::MinSIOp>(
+      loc, b.create<arith::AddIOp>(loc, begin, grain), trips);
+  auto iterations = b.create<scf::ForOp>(
+      loc, begin, end, b.create<arith::ConstantIndexOp>(loc, 1));
+  OpBuilder ib = OpBuilder::atBlockBegin(iterations.getBody());
+  Value iv = ib.create<arith::AddIOp>(
       loc, mapping.lookupOrDefault(loop.getLowerBound()),
-      b.create<arith::MulIOp>(loc, i, mapping.lookupOrDefault(loop.getStep())));
+      ib.create<arith::MulIOp>(loc, iterations.getInductionVar(),
+                               mapping.lookupOrDefault(loop.getStep())));
   mapping.map(loop.getInductionVar(), iv);
   for (Operation &op : loop.getBody()->without_terminator())
-    b.clone(op, mapping);
+    ib.clone(op, mapping);
   b.create<func::ReturnOp>(loc);
   // Marked loops inside the task stay serial: a task never calls the hook.
   task.walk([](scf::ForOp inner) { inner->removeAttr(kParallel); });
@@ -498,16 +537,27 @@ void ParallelTasksPass::formTask(scf::ForOp loop, Value parallel,
   SmallVector<Type> fields;
   for (Value value : captured)
     fields.push_back(fieldType(value.getType()));
+  // The iterations per task and the trip count.
+  fields.append({i64, i64});
   auto argType = LLVM::LLVMStructType::getLiteral(context, fields);
   func::FuncOp task = createTask(loop, captured, argType, name);
 
   OpBuilder b(loop);
   Value arg = packArguments(b, loop, captured, argType);
-  Value tripsIndex = tripCount(b, loc, loop.getLowerBound(),
-                               loop.getUpperBound(), loop.getStep());
-  Value trips = castTo(b, loc, tripsIndex, i64);
+  Value trips = castTo(b, loc,
+                       tripCount(b, loc, loop.getLowerBound(),
+                                 loop.getUpperBound(), loop.getStep()),
+                       i64);
+  Value work = estimateWork(b, loop);
+  auto storeField = [&](OpBuilder &at, unsigned field, Value value) {
+    Value slot = at.create<LLVM::GEPOp>(
+        loc, ptr, argType, arg, ArrayRef<LLVM::GEPArg>{0, int32_t(field)});
+    at.create<LLVM::StoreOp>(loc, value, slot);
+  };
+  unsigned grainField = captured.size(), tripsField = grainField + 1;
+  storeField(b, tripsField, trips);
   auto launch = b.create<scf::IfOp>(
-      loc, shouldLaunch(b, loc, parallel, trips, estimateWork(b, loop)),
+      loc, shouldLaunch(b, loc, parallel, trips, work),
       /*withElseRegion=*/true);
   {
     OpBuilder tb = launch.getThenBodyBuilder();
@@ -515,23 +565,31 @@ void ParallelTasksPass::formTask(scf::ForOp loop, Value parallel,
     Value ctxSlot = tb.create<LLVM::GEPOp>(loc, ptr, ptr, parallel,
                                            ArrayRef<LLVM::GEPArg>{1});
     Value ctx = tb.create<LLVM::LoadOp>(loc, ptr, ctxSlot);
+    Value threadsSlot = tb.create<LLVM::GEPOp>(loc, ptr, i64, parallel,
+                                               ArrayRef<LLVM::GEPArg>{2});
+    Value threads = tb.create<LLVM::LoadOp>(loc, i64, threadsSlot);
+    Value grain = taskGrain(tb, loc, trips, work, threads);
+    storeField(tb, grainField, grain);
+    Value tasks = tb.create<arith::CeilDivSIOp>(loc, trips, grain);
     Value taskRef = tb.create<func::ConstantOp>(
         loc, task.getFunctionType(), SymbolRefAttr::get(task));
     Value taskPtr = castTo(tb, loc, taskRef, ptr);
     auto hookType = LLVM::LLVMFunctionType::get(
         LLVM::LLVMVoidType::get(context), {ptr, i64, ptr, ptr});
     tb.create<LLVM::CallOp>(loc, hookType,
-                            ValueRange{hook, ctx, trips, taskPtr, arg});
+                            ValueRange{hook, ctx, tasks, taskPtr, arg});
   }
   {
+    // Serially, one task runs every iteration.
     OpBuilder eb = launch.getElseBodyBuilder();
-    auto serial = eb.create<scf::ForOp>(
-        loc, eb.create<arith::ConstantIndexOp>(loc, 0), tripsIndex,
-        eb.create<arith::ConstantIndexOp>(loc, 1));
-    OpBuilder sb = OpBuilder::atBlockBegin(serial.getBody());
-    sb.create<func::CallOp>(
-        loc, task,
-        ValueRange{arg, castTo(sb, loc, serial.getInductionVar(), i64)});
+    storeField(eb, grainField, trips);
+    Value zero = eb.create<arith::ConstantIntOp>(loc, 0, 64);
+    auto any = eb.create<scf::IfOp>(
+        loc, eb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, trips,
+                                      zero),
+        /*withElseRegion=*/false);
+    OpBuilder ab = any.getThenBodyBuilder();
+    ab.create<func::CallOp>(loc, task, ValueRange{arg, zero});
   }
   loop.erase();
 }

@@ -2,39 +2,53 @@
 
 // A marked loop whose iterations store at indices of their own: its body
 // becomes a task function (the values it uses packed in a struct on the
-// stack, constants recreated), and the loop a launch through the caller's
-// parallel_for when the context allows it, else a serial loop over the same
-// task. Every function gets the context as first argument; calls pass it on.
+// stack with the iterations per task and the trip count, constants
+// recreated), and the loop a launch through the caller's parallel_for when
+// the context allows it (with ceil(trips / grain) tasks), else one call of
+// the same task that runs every iteration. Every function gets the context
+// as first argument; calls pass it on.
 // CHECK-LABEL: func.func @tiles(
 // CHECK-SAME:    %[[CTX:arg0]]: !llvm.ptr, %[[M:arg1]]: memref<?x64xf32>, %[[N:arg2]]: index, %[[V:arg3]]: f32)
-// CHECK:         %[[ARG:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(f32, struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>)>
+// CHECK:         %[[ARG:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(f32, struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>, i64, i64)>
 // CHECK:         llvm.store %[[V]], %{{.*}} : f32, !llvm.ptr
 // CHECK:         %[[D:.*]] = builtin.unrealized_conversion_cast %[[M]] : memref<?x64xf32> to !llvm.struct
 // CHECK:         llvm.store %[[D]], %{{.*}} : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>, !llvm.ptr
-// CHECK:         %[[TRIPS:.*]] = arith.ceildivsi
+// CHECK:         %[[TRIPS:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK:         %[[TSLOT:.*]] = llvm.getelementptr %[[ARG]][0, 3]
+// CHECK:         llvm.store %[[TRIPS]], %[[TSLOT]] : i64, !llvm.ptr
 // CHECK:         llvm.icmp "ne" %[[CTX]], %{{.*}} : !llvm.ptr
 // CHECK:         %[[GO:.*]] = scf.if %{{.*}} -> (i1) {
 // CHECK:           %[[HOOK:.*]] = llvm.load %[[CTX]] : !llvm.ptr -> !llvm.ptr
 // CHECK:           llvm.getelementptr %[[CTX]][2] : (!llvm.ptr) -> !llvm.ptr, i64
 // CHECK:         scf.if %[[GO]] {
 // CHECK:           %[[FN:.*]] = llvm.load %[[CTX]] : !llvm.ptr -> !llvm.ptr
+// CHECK:           %[[GSLOT:.*]] = llvm.getelementptr %[[ARG]][0, 2]
+// CHECK:           llvm.store %[[GRAIN:.*]], %[[GSLOT]] : i64, !llvm.ptr
+// CHECK:           %[[TASKS:.*]] = arith.ceildivsi %[[TRIPS]], %[[GRAIN]] : i64
 // CHECK:           %[[F:.*]] = func.constant @tiles_task0 : (!llvm.ptr, i64) -> ()
 // CHECK:           %[[FP:.*]] = builtin.unrealized_conversion_cast %[[F]]
-// CHECK:           llvm.call %[[FN]](%{{.*}}, %{{.*}}, %[[FP]], %[[ARG]])
+// CHECK:           llvm.call %[[FN]](%{{.*}}, %[[TASKS]], %[[FP]], %[[ARG]])
 // CHECK:         } else {
-// CHECK:           scf.for
+// CHECK:           llvm.store %[[TRIPS]], %{{.*}} : i64, !llvm.ptr
+// CHECK:           scf.if
 // CHECK:             func.call @tiles_task0(%[[ARG]], %{{.*}}) : (!llvm.ptr, i64) -> ()
 // CHECK-NOT:     txc.parallel
 // CHECK:         return
 // CHECK-LABEL: func.func private @tiles_task0(
-// CHECK-SAME:    %[[TARG:arg0]]: !llvm.ptr, %[[I:arg1]]: i64) attributes {llvm.linkage = #llvm.linkage<internal>}
-// CHECK:         arith.constant 0 : index
+// CHECK-SAME:    %[[TARG:arg0]]: !llvm.ptr, %[[K:arg1]]: i64) attributes {llvm.linkage = #llvm.linkage<internal>}
 // CHECK:         %[[VV:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
-// CHECK:         %[[D:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
-// CHECK:         %[[MM:.*]] = builtin.unrealized_conversion_cast %[[D]] : {{.*}} to memref<?x64xf32>
-// CHECK:         %[[IV:.*]] = arith.addi
-// CHECK:         scf.for %[[J:.*]] =
-// CHECK:           memref.store %[[VV]], %[[MM]][%[[IV]], %[[J]]]
+// CHECK:         %[[TD:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
+// CHECK:         %[[MM:.*]] = builtin.unrealized_conversion_cast %[[TD]] : {{.*}} to memref<?x64xf32>
+// CHECK:         %[[G:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK:         %[[T:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK:         %[[KI:.*]] = arith.index_cast %[[K]] : i64 to index
+// CHECK:         %[[BEGIN:.*]] = arith.muli %[[KI]], %[[G]] : index
+// CHECK:         %[[NEXT:.*]] = arith.addi %[[BEGIN]], %[[G]] : index
+// CHECK:         %[[END:.*]] = arith.minsi %[[NEXT]], %[[T]] : index
+// CHECK:         scf.for %[[I:.*]] = %[[BEGIN]] to %[[END]]
+// CHECK:           %[[IV:.*]] = arith.addi
+// CHECK:           scf.for %[[J:.*]] =
+// CHECK:             memref.store %[[VV]], %[[MM]][%[[IV]], %[[J]]]
 func.func @tiles(%m: memref<?x64xf32>, %n: index, %v: f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -57,7 +71,6 @@ func.func @tiles(%m: memref<?x64xf32>, %n: index, %v: f32) {
 // CHECK-SAME:    %arg0: !llvm.ptr,
 // CHECK:         scf.for
 // CHECK:           memref.store %{{.*}}, %[[TMP:.*]][%{{.*}}] : memref<16xf32>
-// CHECK:         scf.for
 // CHECK:         call @shared_task0(
 // CHECK-LABEL: func.func private @shared_task0(
 // CHECK:         memref.alloca() : memref<16xf32>
