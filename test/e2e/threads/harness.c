@@ -5,13 +5,22 @@
    1, 2, 3 and 8 threads (a counting hook around the pool), on f32 inputs
    whose shapes are the arguments ("512x512 512x512"), and memcmps every
    output with <p>_run's. Also the workspace passed in the options and the
-   TXC_E_WORKSPACE status of a too small one. */
+   TXC_E_WORKSPACE status of a too small one.
+
+   With --time THREADS ROUNDS first (scripts/bench.sh --threads), it times
+   instead: in each round the median of several calls with one thread and
+   with a pool of THREADS (interleaved, the workspace passed in the
+   options), and prints the medians over the rounds and their ratio. */
+/* clock_gettime under -std=c99. */
+#define _POSIX_C_SOURCE 200809L
+
 #include "program.h"
 #include "txc_pthreads.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
@@ -73,12 +82,80 @@ static void report(const char *what, const txc_run_options *options,
   printf("\n");
 }
 
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *values, int n) {
+  qsort(values, (size_t)n, sizeof *values, compare_doubles);
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+/* Median time of `calls` calls with `options`, in seconds. */
+static double time_calls(const txc_run_options *options, int calls) {
+  double times[64];
+  txc_status status;
+  int c;
+  for (c = 0; c < calls; ++c) {
+    double start = now();
+    RUN_WITH_OPTIONS(inputs, NUM_INPUTS, outputs, NUM_OUTPUTS, &status,
+                     options);
+    times[c] = now() - start;
+  }
+  return median(times, calls);
+}
+
+/* 1 thread against `threads`, interleaved over `rounds` rounds. */
+static void time_threads(int threads, int rounds) {
+  txc_run_options serial, parallel;
+  txc_pthreads_pool *pool = txc_pthreads_create(threads);
+  void *workspace = malloc((size_t)WORKSPACE_BYTES + 64);
+  double one[64], many[64], probe;
+  int r, calls;
+  memset(&serial, 0, sizeof serial);
+  serial.struct_size = sizeof serial;
+  serial.workspace = (char *)workspace + (64 - (uintptr_t)workspace % 64) % 64;
+  serial.workspace_bytes = WORKSPACE_BYTES;
+  parallel = serial;
+  txc_pthreads_set_options(pool, &parallel);
+  /* Enough calls per round for about 20 ms, at most 63. */
+  probe = time_calls(&serial, 1);
+  calls = probe > 0.02 ? 1 : (int)(0.02 / (probe + 1e-9)) + 1;
+  calls = calls > 63 ? 63 : calls;
+  rounds = rounds > 64 ? 64 : rounds;
+  for (r = 0; r < rounds; ++r) {
+    one[r] = time_calls(&serial, calls);
+    many[r] = time_calls(&parallel, calls);
+  }
+  probe = median(one, rounds);
+  printf("1 thread %.4f ms, %d threads %.4f ms, speedup %.2fx (medians of %d "
+         "rounds of %d calls)\n",
+         1e3 * probe, threads, 1e3 * median(many, rounds),
+         probe / median(many, rounds), rounds, calls);
+  txc_pthreads_destroy(pool);
+  free(workspace);
+}
+
 int main(int argc, char **argv) {
   txc_status status;
   txc_run_options options;
   uint32_t seed = 12345;
   int i, o, threads[] = {1, 2, 3, 8};
+  int time_threads_count = 0, time_rounds = 0;
   void *workspace;
+  if (argc > 3 && strcmp(argv[1], "--time") == 0) {
+    time_threads_count = atoi(argv[2]);
+    time_rounds = atoi(argv[3]);
+    argv += 3;
+    argc -= 3;
+  }
   if (argc != NUM_INPUTS + 1) {
     fprintf(stderr, "usage: %s DIMS... (one AxBx... per input)\n", argv[0]);
     return 2;
@@ -112,6 +189,10 @@ int main(int argc, char **argv) {
   }
   printf("run: rc %d\n",
          (int)RUN(inputs, NUM_INPUTS, expected, NUM_OUTPUTS, &status));
+  if (time_rounds > 0) {
+    time_threads(time_threads_count, time_rounds);
+    return 0;
+  }
 
   report("NULL options", NULL, NULL);
   memset(&options, 0, sizeof options);
