@@ -11,10 +11,13 @@
      txc_pthreads_destroy(pool);
 
    A pool of N threads starts N - 1 workers; the thread that calls
-   txc_pthreads_parallel_for runs tasks too. Idle workers sleep on a
-   condition variable (no spinning). Calls from several threads at once are
-   served one after the other. A task must not call parallel_for on the
-   same pool (objects compiled by txc never do). */
+   txc_pthreads_parallel_for runs tasks too, and waits only for the workers
+   that joined the launch: a worker that wakes after the caller ran out of
+   tasks does not join (on a loaded machine the caller does not wait for
+   workers to be scheduled). Idle workers sleep on a condition variable (no
+   spinning). Calls from several threads at once are served one after the
+   other. A task must not call parallel_for on the same pool (objects
+   compiled by txc never do). */
 #ifndef TXC_PTHREADS_H
 #define TXC_PTHREADS_H
 
@@ -37,7 +40,8 @@ typedef struct txc_pthreads_pool {
   int num_workers;
   int stop;
   uint64_t generation;    /* number of jobs started */
-  int busy;               /* workers still in the current job */
+  int open;               /* workers may still join the current job */
+  int busy;               /* workers that joined it and have not left */
   txc_task_fn task;       /* the current job */
   void *arg;
   int64_t n;
@@ -65,6 +69,9 @@ static inline void *txc_pthreads_worker_(void *opaque) {
     if (pool->stop)
       break;
     seen = pool->generation;
+    if (!pool->open)
+      continue; /* finished without this worker */
+    ++pool->busy;
     {
       txc_task_fn task = pool->task;
       void *arg = pool->arg;
@@ -151,14 +158,18 @@ static inline void txc_pthreads_parallel_for(void *ctx, int64_t n, txc_task_fn t
   pool->arg = arg;
   pool->n = n;
   __atomic_store_n(&pool->next, 0, __ATOMIC_RELAXED);
-  pool->busy = pool->num_workers;
+  pool->busy = 0;
+  pool->open = 1;
   ++pool->generation;
   pthread_cond_broadcast(&pool->wake);
   pthread_mutex_unlock(&pool->mutex);
   txc_pthreads_run_tasks_(pool, task, arg, n);
+  /* Every task is taken: wait for those the workers run, and close the
+     job to the workers that have not joined yet. */
   pthread_mutex_lock(&pool->mutex);
   while (pool->busy > 0)
     pthread_cond_wait(&pool->done, &pool->mutex);
+  pool->open = 0;
   pthread_mutex_unlock(&pool->mutex);
   pthread_mutex_unlock(&pool->serial);
 }
