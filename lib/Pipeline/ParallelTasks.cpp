@@ -93,20 +93,73 @@ void markParallelTileLoops(TilingInterface op, ArrayRef<int64_t> sizes,
 
 namespace {
 
-/// The buffer a view is taken of, and whether any view on the way (inside
-/// `loop`) depends on the loop's induction variable.
-std::pair<Value, bool> viewRoot(Value view, scf::ForOp loop,
-                                const llvm::SetVector<Operation *> &dependent) {
+/// Whether the view `op` moves to a position that depends on the loop's
+/// induction variable (`dependent`: the ops that do). Only offsets count:
+/// a view of the same bytes whose sizes follow the iteration (a tile
+/// remainder's buffer the Workspace pass hoisted out of the loop,
+/// `memref.view %buffer[%c0][%rows]`) is the same memory in every
+/// iteration.
+bool movesWithIteration(Operation *op, scf::ForOp loop,
+                        const llvm::SetVector<Operation *> &dependent) {
+  auto isDependent = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    return v == loop.getInductionVar() || (def && dependent.contains(def));
+  };
+  if (auto view = dyn_cast<memref::ViewOp>(op))
+    return isDependent(view.getByteShift());
+  if (auto sliced = dyn_cast<OffsetSizeAndStrideOpInterface>(op))
+    return llvm::any_of(sliced.getOffsets(), isDependent);
+  // Reshapes and casts keep their source's position.
+  return false;
+}
+
+/// Whether every use of `buffer` and of the views taken of it is inside
+/// `loop`: a temporary of each iteration that was placed outside the loop
+/// (by buffer hoisting, or the Workspace pass's hoisting of bounded
+/// allocations), which every iteration overwrites.
+bool onlyUsedInside(Value buffer, scf::ForOp loop) {
+  return llvm::all_of(buffer.getUsers(), [&](Operation *user) {
+    if (loop->isAncestor(user))
+      return true;
+    auto view = dyn_cast<ViewLikeOpInterface>(user);
+    return view && view.getViewSource() == buffer &&
+           llvm::all_of(user->getResults(), [&](Value result) {
+             return onlyUsedInside(result, loop);
+           });
+  });
+}
+
+/// Where a write through `view` goes, seen from `loop`.
+struct WrittenBuffer {
+  /// The buffer the views are taken of.
+  Value root;
+  /// A view on the way moves with the induction variable.
   bool depends = false;
-  while (Operation *def = view.getDefiningOp()) {
-    auto viewLike = dyn_cast<ViewLikeOpInterface>(def);
+  /// A buffer on the way lives outside the loop and only the loop uses it:
+  /// scratch shared by the iterations.
+  bool scratch = false;
+};
+
+WrittenBuffer viewRoot(Value view, scf::ForOp loop,
+                       const llvm::SetVector<Operation *> &dependent) {
+  WrittenBuffer written;
+  // An argument is the caller's memory (an output), never scratch.
+  auto outside = [&](Value v) {
+    return v.getDefiningOp() && !loop->isAncestor(v.getDefiningOp());
+  };
+  while (true) {
+    if (outside(view) && onlyUsedInside(view, loop))
+      written.scratch = true;
+    auto viewLike = dyn_cast_or_null<ViewLikeOpInterface>(view.getDefiningOp());
     if (!viewLike)
       break;
-    if (dependent.contains(def))
-      depends = true;
+    if (dependent.contains(viewLike) &&
+        movesWithIteration(viewLike, loop, dependent))
+      written.depends = true;
     view = viewLike.getViewSource();
   }
-  return {view, depends};
+  written.root = view;
+  return written;
 }
 
 /// Whether `value` is a stack buffer that only `loop` uses: a temporary of
@@ -156,10 +209,15 @@ bool writesDisjointTiles(scf::ForOp loop) {
       Value written = effect.getValue();
       if (!written)
         return WalkResult::interrupt();
-      auto [root, depends] = viewRoot(written, loop, dependent);
-      // A buffer allocated inside the loop is the iteration's own.
-      bool local = loop->isAncestor(root.getParentRegion()->getParentOp()) ||
-                   isPrivateBuffer(root, loop);
+      auto [root, depends, scratch] = viewRoot(written, loop, dependent);
+      // A buffer allocated inside the loop is the iteration's own, and so
+      // is a private buffer, which each task recreates. Other scratch is
+      // shared by the iterations (a workspace slot): the loop stays serial.
+      bool isPrivate = isPrivateBuffer(root, loop);
+      if (scratch && !isPrivate)
+        return WalkResult::interrupt();
+      bool local =
+          loop->isAncestor(root.getParentRegion()->getParentOp()) || isPrivate;
       if (std::optional<ValueRange> indices = storeIndices(op))
         depends |= llvm::any_of(*indices, [&](Value index) {
           return index == loop.getInductionVar() ||
@@ -291,25 +349,56 @@ llvm::SetVector<Value> usedValues(scf::ForOp loop) {
   return used;
 }
 
-/// Whether the task creates `value` itself rather than receiving it: a
-/// constant, or a private buffer.
-bool isRecreated(Value value, scf::ForOp loop) {
-  return matchPattern(value, m_Constant()) || isPrivateBuffer(value, loop);
+/// Whether the task computes `op` again rather than receiving its results:
+/// an op without memory effects or regions (a constant, index arithmetic
+/// on the symbols, a view of a buffer at a fixed offset), or a private
+/// buffer. The task then sees what the serial code sees (a constant tile
+/// size, a view's constant offset and strides) instead of values loaded
+/// from its argument, which LLVM could not fold: recomputing them costs the
+/// serial path nothing, loading them cost it up to 5% (attention).
+bool isRecreated(Operation *op, scf::ForOp loop) {
+  if (op->getNumResults() == 1 && isPrivateBuffer(op->getResult(0), loop))
+    return true;
+  return op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
+         !isa<UnrealizedConversionCastOp>(op);
 }
 
-/// The values the task receives in its argument struct.
-SmallVector<Value> capturedValues(scf::ForOp loop) {
-  return llvm::to_vector(llvm::make_filter_range(
-      usedValues(loop), [&](Value value) { return !isRecreated(value, loop); }));
+/// What the task receives in its argument struct (`captured`) and what it
+/// computes again (`recreated`, each op after those defining its operands).
+struct TaskInputs {
+  llvm::SetVector<Value> captured;
+  llvm::SetVector<Operation *> recreated;
+};
+
+/// Collects the inputs `value` needs: recreated ops after their operands'
+/// inputs, everything else captured.
+void collectInput(Value value, scf::ForOp loop, TaskInputs &inputs) {
+  Operation *def = value.getDefiningOp();
+  if (!def || !isRecreated(def, loop)) {
+    inputs.captured.insert(value);
+    return;
+  }
+  if (inputs.recreated.contains(def))
+    return;
+  for (Value operand : def->getOperands())
+    collectInput(operand, loop, inputs);
+  inputs.recreated.insert(def);
 }
 
-/// The ops the task clones: constants and private buffers.
-SmallVector<Operation *> recreatedOps(scf::ForOp loop) {
-  SmallVector<Operation *> ops;
+TaskInputs taskInputs(scf::ForOp loop) {
+  TaskInputs inputs;
   for (Value value : usedValues(loop))
-    if (isRecreated(value, loop))
-      ops.push_back(value.getDefiningOp());
-  return ops;
+    collectInput(value, loop, inputs);
+  return inputs;
+}
+
+/// Stores `value` in field `field` of the argument struct at `arg`.
+void storeField(OpBuilder &b, Location loc, Value arg,
+                LLVM::LLVMStructType argType, unsigned field, Value value) {
+  auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+  Value slot = b.create<LLVM::GEPOp>(loc, ptr, argType, arg,
+                                     ArrayRef<LLVM::GEPArg>{0, int32_t(field)});
+  b.create<LLVM::StoreOp>(loc, value, slot);
 }
 
 /// Iterations per task (i64): enough for about kTaskWork operations each,
@@ -340,6 +429,8 @@ public:
         functions.push_back(function);
     passContext(functions);
     for (func::FuncOp function : functions) {
+      if (!withContext.contains(function.getName()))
+        continue;
       unsigned index = 0;
       for (scf::ForOp loop : launchableLoops(function))
         formTask(loop, function.getArgument(0),
@@ -349,29 +440,58 @@ public:
   }
 
 private:
-  /// Gives every function (the kernel and its region functions) the
-  /// parallel context as first argument, and passes it on at every call.
+  /// Gives the kernel, and every function that has a marked loop or calls
+  /// one that does (the functions of regions), the parallel context as
+  /// first argument, and passes it on at every call of them. The others
+  /// keep their signature: the workspace size functions, which the entry
+  /// points call with the symbols alone.
   void passContext(ArrayRef<func::FuncOp> functions) {
-    auto ptr = LLVM::LLVMPointerType::get(&getContext());
     llvm::DenseSet<StringRef> names;
-    for (func::FuncOp function : functions) {
-      function.insertArgument(0, ptr, {}, function.getLoc());
-      names.insert(function.getName());
-    }
     for (func::FuncOp function : functions)
-      function.walk([&](func::CallOp call) {
-        if (!names.contains(call.getCallee()))
-          return;
-        SmallVector<Value> operands = {function.getArgument(0)};
-        llvm::append_range(operands, call.getOperands());
-        OpBuilder b(call);
-        auto newCall = b.create<func::CallOp>(call.getLoc(), call.getCallee(),
-                                              call.getResultTypes(), operands);
-        newCall->setAttrs(call->getAttrs());
-        call.replaceAllUsesWith(newCall.getResults());
-        call.erase();
-      });
+      if (function.isPublic() ||
+          function.walk([](scf::ForOp loop) {
+                    return loop->hasAttr(kParallel) ? WalkResult::interrupt()
+                                                    : WalkResult::advance();
+                  }).wasInterrupted())
+        names.insert(function.getName());
+    // Callers of such functions too, until nothing changes.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (func::FuncOp function : functions)
+        if (!names.contains(function.getName()) &&
+            function.walk([&](func::CallOp call) {
+                      return names.contains(call.getCallee())
+                                 ? WalkResult::interrupt()
+                                 : WalkResult::advance();
+                    }).wasInterrupted())
+          changed = names.insert(function.getName()).second;
+    }
+    auto ptr = LLVM::LLVMPointerType::get(&getContext());
+    for (func::FuncOp function : functions)
+      if (names.contains(function.getName()))
+        function.insertArgument(0, ptr, {}, function.getLoc());
+    for (func::FuncOp function : functions)
+      if (names.contains(function.getName()))
+        function.walk([&](func::CallOp call) {
+          if (names.contains(call.getCallee()))
+            prependContext(call, function.getArgument(0));
+        });
+    withContext = std::move(names);
   }
+
+  static void prependContext(func::CallOp call, Value context) {
+    SmallVector<Value> operands = {context};
+    llvm::append_range(operands, call.getOperands());
+    OpBuilder b(call);
+    auto newCall = b.create<func::CallOp>(call.getLoc(), call.getCallee(),
+                                          call.getResultTypes(), operands);
+    newCall->setAttrs(call->getAttrs());
+    call.replaceAllUsesWith(newCall.getResults());
+    call.erase();
+  }
+
+  /// The functions whose first argument is the parallel context.
+  llvm::DenseSet<StringRef> withContext;
 
   /// The outermost marked loops whose iterations can run concurrently.
   SmallVector<scf::ForOp> launchableLoops(func::FuncOp function) {
@@ -380,7 +500,7 @@ private:
       if (!loop->hasAttr(kParallel) || loop.getNumResults() != 0 ||
           !writesDisjointTiles(loop))
         return WalkResult::advance();
-      if (llvm::any_of(capturedValues(loop),
+      if (llvm::any_of(taskInputs(loop).captured,
                        [](Value v) { return !fieldType(v.getType()); }))
         return WalkResult::advance();
       loops.push_back(loop);
@@ -391,7 +511,10 @@ private:
 
   void formTask(scf::ForOp loop, Value parallel, StringRef name);
   func::FuncOp createTask(scf::ForOp loop, ArrayRef<Value> captured,
+                          ArrayRef<Operation *> recreated,
                           LLVM::LLVMStructType argType, StringRef name);
+  func::FuncOp createLauncher(func::FuncOp task, LLVM::LLVMStructType argType,
+                              unsigned grainField, StringRef name);
   Value packArguments(OpBuilder &b, scf::ForOp loop, ArrayRef<Value> captured,
                       LLVM::LLVMStructType argType);
   Value shouldLaunch(OpBuilder &b, Location loc, Value parallel, Value trips,
@@ -402,6 +525,7 @@ private:
 /// iteration `i` of the loop's body, at induction value lb + i * step.
 func::FuncOp ParallelTasksPass::createTask(scf::ForOp loop,
                                            ArrayRef<Value> captured,
+                                           ArrayRef<Operation *> recreated,
                                            LLVM::LLVMStructType argType,
                                            StringRef name) {
   MLIRContext *context = &getContext();
@@ -418,8 +542,6 @@ func::FuncOp ParallelTasksPass::createTask(scf::ForOp loop,
   Block *entry = task.addEntryBlock();
   OpBuilder b = OpBuilder::atBlockEnd(entry);
   IRMapping mapping;
-  for (Operation *op : recreatedOps(loop))
-    b.clone(*op, mapping);
   for (auto [field, value] : llvm::enumerate(captured)) {
     Value slot = b.create<LLVM::GEPOp>(
         loc, ptr, argType, entry->getArgument(0),
@@ -428,6 +550,8 @@ func::FuncOp ParallelTasksPass::createTask(scf::ForOp loop,
         b.create<LLVM::LoadOp>(loc, argType.getBody()[field], slot);
     mapping.map(value, castTo(b, loc, stored, value.getType()));
   }
+  for (Operation *op : recreated)
+    b.clone(*op, mapping);
   // Task k runs the iterations [k * grain, min((k + 1) * grain, trips)).
   auto loadIndex = [&](unsigned field) {
     Value slot = b.create<LLVM::GEPOp>(
@@ -471,19 +595,15 @@ Value ParallelTasksPass::packArguments(OpBuilder &b, scf::ForOp loop,
                                              entry.getI64IntegerAttr(1));
   Value arg = entry.create<LLVM::AllocaOp>(loc, ptr, argType, one,
                                            /*alignment=*/8);
-  for (auto [field, value] : llvm::enumerate(captured)) {
-    Value slot = b.create<LLVM::GEPOp>(loc, ptr, argType, arg,
-                                       ArrayRef<LLVM::GEPArg>{0, int32_t(field)});
-    b.create<LLVM::StoreOp>(
-        loc, castTo(b, loc, value, argType.getBody()[field]), slot);
-  }
+  for (auto [field, value] : llvm::enumerate(captured))
+    storeField(b, loc, arg, argType, field,
+               castTo(b, loc, value, argType.getBody()[field]));
   return arg;
 }
 
 /// Whether to call the hook: the context and its parallel_for are not NULL,
 /// it has more than one thread, the loop has at least two iterations and
 /// they do at least kMinParallelWork operations (`work` per iteration).
-/// two) iterations.
 Value ParallelTasksPass::shouldLaunch(OpBuilder &b, Location loc,
                                       Value parallel, Value trips,
                                       Value work) {
@@ -531,16 +651,19 @@ void ParallelTasksPass::formTask(scf::ForOp loop, Value parallel,
                                  StringRef name) {
   MLIRContext *context = &getContext();
   Location loc = loop.getLoc();
-  auto ptr = LLVM::LLVMPointerType::get(context);
   auto i64 = IntegerType::get(context, 64);
-  SmallVector<Value> captured = capturedValues(loop);
+  TaskInputs inputs = taskInputs(loop);
+  ArrayRef<Value> captured = inputs.captured.getArrayRef();
   SmallVector<Type> fields;
   for (Value value : captured)
     fields.push_back(fieldType(value.getType()));
   // The iterations per task and the trip count.
   fields.append({i64, i64});
   auto argType = LLVM::LLVMStructType::getLiteral(context, fields);
-  func::FuncOp task = createTask(loop, captured, argType, name);
+  func::FuncOp task = createTask(loop, captured,
+                                 inputs.recreated.getArrayRef(), argType, name);
+  func::FuncOp launcher = createLauncher(task, argType, captured.size(),
+                                         (name + "_launch").str());
 
   OpBuilder b(loop);
   Value arg = packArguments(b, loop, captured, argType);
@@ -548,14 +671,38 @@ void ParallelTasksPass::formTask(scf::ForOp loop, Value parallel,
                        tripCount(b, loc, loop.getLowerBound(),
                                  loop.getUpperBound(), loop.getStep()),
                        i64);
-  Value work = estimateWork(b, loop);
-  auto storeField = [&](OpBuilder &at, unsigned field, Value value) {
-    Value slot = at.create<LLVM::GEPOp>(
-        loc, ptr, argType, arg, ArrayRef<LLVM::GEPArg>{0, int32_t(field)});
-    at.create<LLVM::StoreOp>(loc, value, slot);
-  };
-  unsigned grainField = captured.size(), tripsField = grainField + 1;
-  storeField(b, tripsField, trips);
+  storeField(b, loc, arg, argType, captured.size() + 1, trips);
+  b.create<func::CallOp>(
+      loc, launcher, ValueRange{parallel, arg, trips, estimateWork(b, loop)});
+  loop.erase();
+}
+
+/// The launcher of `task`, `void launch(parallel, arg, trips, work)`:
+/// parallel_for(ctx, ceil(trips / grain), task, arg) when shouldLaunch,
+/// else task(arg, 0) running every iteration. A function of its own, not
+/// branches in the kernel: MLIR 19's block merging (in the greedy rewrites
+/// of the LLVM lowering) merged the launches of two loops in the branches
+/// of a `cond` into one block and then rewired a later use of one
+/// argument struct to an unrelated i64 (an internal error on
+/// test/e2e/cond-O2.test). LLVM inlines it again.
+func::FuncOp ParallelTasksPass::createLauncher(func::FuncOp task,
+                                               LLVM::LLVMStructType argType,
+                                               unsigned grainField,
+                                               StringRef name) {
+  MLIRContext *context = &getContext();
+  Location loc = task.getLoc();
+  auto ptr = LLVM::LLVMPointerType::get(context);
+  auto i64 = IntegerType::get(context, 64);
+  OpBuilder mb(task);
+  auto launcher = mb.create<func::FuncOp>(
+      loc, name, FunctionType::get(context, {ptr, ptr, i64, i64}, {}));
+  launcher.setPrivate();
+  launcher->setAttr("llvm.linkage",
+                    LLVM::LinkageAttr::get(context, LLVM::Linkage::Internal));
+  Block *entry = launcher.addEntryBlock();
+  Value parallel = entry->getArgument(0), arg = entry->getArgument(1),
+        trips = entry->getArgument(2), work = entry->getArgument(3);
+  OpBuilder b = OpBuilder::atBlockEnd(entry);
   auto launch = b.create<scf::IfOp>(
       loc, shouldLaunch(b, loc, parallel, trips, work),
       /*withElseRegion=*/true);
@@ -569,7 +716,7 @@ void ParallelTasksPass::formTask(scf::ForOp loop, Value parallel,
                                                ArrayRef<LLVM::GEPArg>{2});
     Value threads = tb.create<LLVM::LoadOp>(loc, i64, threadsSlot);
     Value grain = taskGrain(tb, loc, trips, work, threads);
-    storeField(tb, grainField, grain);
+    storeField(tb, loc, arg, argType, grainField, grain);
     Value tasks = tb.create<arith::CeilDivSIOp>(loc, trips, grain);
     Value taskRef = tb.create<func::ConstantOp>(
         loc, task.getFunctionType(), SymbolRefAttr::get(task));
@@ -582,7 +729,7 @@ void ParallelTasksPass::formTask(scf::ForOp loop, Value parallel,
   {
     // Serially, one task runs every iteration.
     OpBuilder eb = launch.getElseBodyBuilder();
-    storeField(eb, grainField, trips);
+    storeField(eb, loc, arg, argType, grainField, trips);
     Value zero = eb.create<arith::ConstantIntOp>(loc, 0, 64);
     auto any = eb.create<scf::IfOp>(
         loc, eb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, trips,
@@ -591,7 +738,8 @@ void ParallelTasksPass::formTask(scf::ForOp loop, Value parallel,
     OpBuilder ab = any.getThenBodyBuilder();
     ab.create<func::CallOp>(loc, task, ValueRange{arg, zero});
   }
-  loop.erase();
+  b.create<func::ReturnOp>(loc);
+  return launcher;
 }
 
 } // namespace
