@@ -1261,7 +1261,7 @@ Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
   emitter.emitRun();
   emitRunWithOptions(module, contract, kernel,
                      weights && weights->mode == WeightsMode::External,
-                     workspaceBytes);
+                     workspace.needed());
   emitter.emitOutputShapes();
   emitter.emitWorkspaceSize();
   emitter.emitErrorMessage();

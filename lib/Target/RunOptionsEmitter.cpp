@@ -100,7 +100,7 @@ private:
 
 void txc::emitRunWithOptions(Module &module, const Contract &contract,
                              Function *kernel, bool externalWeights,
-                             uint64_t workspaceBytes) {
+                             bool hasWorkspace) {
   LLVMContext &context = module.getContext();
   Type *i32 = Type::getInt32Ty(context), *i64 = Type::getInt64Ty(context);
   PointerType *ptr = PointerType::getUnqual(context);
@@ -108,7 +108,7 @@ void txc::emitRunWithOptions(Module &module, const Contract &contract,
                                     : contract.runSymbol();
   Function *runCopy = cloneWithContext(module, run, kernel);
   Function *workspaceCopy =
-      workspaceBytes ? cloneWithContext(
+      hasWorkspace ? cloneWithContext(
                            module, runWithWorkspaceSymbol(contract,
                                                           externalWeights),
                            kernel)
@@ -157,8 +157,10 @@ void txc::emitRunWithOptions(Module &module, const Contract &contract,
     callWith(b, runCopy, {});
     return;
   }
-  // A workspace given: the caller's, checked as <p>_run_with_workspace
-  // does; none: allocated per call, as <p>_run does.
+  // A workspace given: the caller's, checked by the copy of
+  // <p>_run_with_workspace against the same size (the static size, or
+  // <p>_workspace_size's for a symbol-sized one); none: allocated per call,
+  // as <p>_run does.
   BasicBlock *own = BasicBlock::Create(context, "own_workspace", function);
   BasicBlock *given = BasicBlock::Create(context, "given_workspace", function);
   b.CreateCondBr(b.CreateIsNull(workspace), own, given);

@@ -15,10 +15,11 @@ namespace txc {
 /// run entry points (<p>_run or <p>_run_with_weights, and their variant
 /// with a workspace) exist already and call `kernel` with a NULL parallel
 /// context: their copies that pass the caller's context instead are what
-/// the new entry point calls.
+/// the new entry point calls. `hasWorkspace`: the kernel takes a workspace
+/// (static or symbol-sized), so the entry point with a workspace exists.
 void emitRunWithOptions(llvm::Module &module, const Contract &contract,
                         llvm::Function *kernel, bool externalWeights,
-                        uint64_t workspaceBytes);
+                        bool hasWorkspace);
 
 } // namespace txc
 

@@ -29,7 +29,7 @@
 #define OUTPUT_SHAPES CAT(P, _output_shapes)
 #define NUM_INPUTS CAT(PU, _NUM_INPUTS)
 #define NUM_OUTPUTS CAT(PU, _NUM_OUTPUTS)
-#define WORKSPACE_BYTES CAT(PU, _WORKSPACE_BYTES)
+#define WORKSPACE_SIZE CAT(P, _workspace_size)
 
 /* Counts the launches and the tasks, then runs them on the pool. */
 typedef struct counter {
@@ -55,6 +55,9 @@ static int64_t elements(const txc_tensor *t) {
 }
 
 static txc_tensor inputs[NUM_INPUTS > 0 ? NUM_INPUTS : 1];
+/* The workspace these inputs need (<p>_workspace_size: the static size, or
+   the symbol-sized one at these shapes). */
+static size_t workspace_bytes;
 static txc_tensor outputs[NUM_OUTPUTS], expected[NUM_OUTPUTS];
 
 /* Calls with `options` into fresh garbage-filled outputs; 1 if every output
@@ -116,13 +119,13 @@ static double time_calls(const txc_run_options *options, int calls) {
 static void time_threads(int threads, int rounds) {
   txc_run_options serial, parallel;
   txc_pthreads_pool *pool = txc_pthreads_create(threads);
-  void *workspace = malloc((size_t)WORKSPACE_BYTES + 64);
+  void *workspace = malloc((size_t)workspace_bytes + 64);
   double one[64], many[64], probe;
   int r, calls;
   memset(&serial, 0, sizeof serial);
   serial.struct_size = sizeof serial;
   serial.workspace = (char *)workspace + (64 - (uintptr_t)workspace % 64) % 64;
-  serial.workspace_bytes = WORKSPACE_BYTES;
+  serial.workspace_bytes = workspace_bytes;
   parallel = serial;
   txc_pthreads_set_options(pool, &parallel);
   /* Enough calls per round for about 20 ms, at most 63. */
@@ -187,6 +190,10 @@ int main(int argc, char **argv) {
     outputs[o].data = malloc((size_t)(bytes ? bytes : 1));
     outputs[o].size_bytes = bytes;
   }
+  if (WORKSPACE_SIZE(inputs, NUM_INPUTS, &workspace_bytes, &status)) {
+    fprintf(stderr, "workspace_size failed: %d\n", (int)status.code);
+    return 1;
+  }
   printf("run: rc %d\n",
          (int)RUN(inputs, NUM_INPUTS, expected, NUM_OUTPUTS, &status));
   if (time_rounds > 0) {
@@ -215,18 +222,20 @@ int main(int argc, char **argv) {
       report("struct_size 40", &options, &short_struct);
       options.struct_size = sizeof options;
       /* The caller's workspace, through the options. */
-      workspace = malloc((size_t)WORKSPACE_BYTES + 64);
+      workspace = malloc((size_t)workspace_bytes + 64);
       options.workspace =
           (char *)workspace + (64 - (uintptr_t)workspace % 64) % 64;
-      options.workspace_bytes = WORKSPACE_BYTES;
+      options.workspace_bytes = workspace_bytes;
       options.parallel_ctx = &c;
       report("2 threads, workspace", &options, &c);
-      options.workspace_bytes = WORKSPACE_BYTES ? WORKSPACE_BYTES - 1 : 0;
+      /* One byte less than <p>_workspace_size's: rejected as by
+         <p>_run_with_workspace. */
+      options.workspace_bytes = workspace_bytes ? workspace_bytes - 1 : 0;
       {
         int32_t rc = RUN_WITH_OPTIONS(inputs, NUM_INPUTS, outputs,
                                       NUM_OUTPUTS, &status, &options);
         printf("small workspace: rc %d\n",
-               WORKSPACE_BYTES ? (int)rc : 13); /* none needed: accepted */
+               workspace_bytes ? (int)rc : 13); /* none needed: accepted */
       }
       options.workspace = NULL;
       options.workspace_bytes = 0;
