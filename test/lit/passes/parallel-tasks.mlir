@@ -5,16 +5,17 @@
 // stack with the iterations per task and the trip count, constants
 // recreated), and the loop a call of the task's launcher: a launch through
 // the caller's parallel_for when the context allows it (with
-// ceil(trips / grain) tasks), else one call of the same task that runs
-// every iteration. The kernel gets the context as first argument.
+// ceil(trips / grain) tasks), else a call of the serial copy of the loop.
+// The kernel gets the context as first argument.
 // CHECK-LABEL: func.func @tiles(
 // CHECK-SAME:    %[[CTX:arg0]]: !llvm.ptr, %[[M:arg1]]: memref<?x64xf32>, %[[N:arg2]]: index, %[[V:arg3]]: f32)
-// CHECK:         %[[ARG:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(f32, struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>, i64, i64)>
+// CHECK:         %[[ARG:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(f32, struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>, i64, i64, i64)>
 // CHECK:         llvm.store %[[V]], %{{.*}} : f32, !llvm.ptr
 // CHECK:         %[[D:.*]] = builtin.unrealized_conversion_cast %[[M]] : memref<?x64xf32> to !llvm.struct
 // CHECK:         llvm.store %[[D]], %{{.*}} : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>, !llvm.ptr
-// CHECK:         %[[TRIPS:.*]] = arith.index_cast %{{.*}} : index to i64
-// CHECK:         %[[TSLOT:.*]] = llvm.getelementptr %[[ARG]][0, 3]
+// CHECK:         arith.maxsi
+// CHECK-NEXT:    %[[TRIPS:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK:         %[[TSLOT:.*]] = llvm.getelementptr %[[ARG]][0, 4]
 // CHECK:         llvm.store %[[TRIPS]], %[[TSLOT]] : i64, !llvm.ptr
 // CHECK:         call @tiles_task0_launch(%[[CTX]], %[[ARG]], %[[TRIPS]], %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i64) -> ()
 // CHECK-NOT:     txc.parallel
@@ -27,23 +28,25 @@
 // CHECK:           llvm.getelementptr %[[LCTX]][2] : (!llvm.ptr) -> !llvm.ptr, i64
 // CHECK:         scf.if %[[GO]] {
 // CHECK:           %[[FN:.*]] = llvm.load %[[LCTX]] : !llvm.ptr -> !llvm.ptr
-// CHECK:           %[[GSLOT:.*]] = llvm.getelementptr %[[LARG]][0, 2]
+// CHECK:           %[[GSLOT:.*]] = llvm.getelementptr %[[LARG]][0, 3]
 // CHECK:           llvm.store %[[GRAIN:.*]], %[[GSLOT]] : i64, !llvm.ptr
 // CHECK:           %[[TASKS:.*]] = arith.ceildivsi %[[LTRIPS]], %[[GRAIN]] : i64
 // CHECK:           %[[F:.*]] = func.constant @tiles_task0 : (!llvm.ptr, i64) -> ()
 // CHECK:           %[[FP:.*]] = builtin.unrealized_conversion_cast %[[F]]
 // CHECK:           llvm.call %[[FN]](%{{.*}}, %[[TASKS]], %[[FP]], %[[LARG]])
 // CHECK:         } else {
-// CHECK:           llvm.store %[[LTRIPS]], %{{.*}} : i64, !llvm.ptr
-// CHECK:           scf.if
-// CHECK:             func.call @tiles_task0(%[[LARG]], %{{.*}}) : (!llvm.ptr, i64) -> ()
+// CHECK:           func.call @tiles_task0_serial(%[[LARG]]) : (!llvm.ptr) -> ()
 // CHECK-LABEL: func.func private @tiles_task0(
 // CHECK-SAME:    %[[TARG:arg0]]: !llvm.ptr, %[[K:arg1]]: i64) attributes {llvm.linkage = #llvm.linkage<internal>}
 // CHECK:         %[[VV:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
 // CHECK:         %[[TD:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
 // CHECK:         %[[MM:.*]] = builtin.unrealized_conversion_cast %[[TD]] : {{.*}} to memref<?x64xf32>
-// CHECK:         %[[G:.*]] = arith.index_cast %{{.*}} : i64 to index
-// CHECK:         %[[T:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK:         %[[GP:.*]] = llvm.getelementptr %[[TARG]][0, 3]
+// CHECK:         %[[GL:.*]] = llvm.load %[[GP]] : !llvm.ptr -> i64
+// CHECK:         %[[G:.*]] = arith.index_cast %[[GL]] : i64 to index
+// CHECK:         %[[TP:.*]] = llvm.getelementptr %[[TARG]][0, 4]
+// CHECK:         %[[TL:.*]] = llvm.load %[[TP]] : !llvm.ptr -> i64
+// CHECK:         %[[T:.*]] = arith.index_cast %[[TL]] : i64 to index
 // CHECK:         %[[KI:.*]] = arith.index_cast %[[K]] : i64 to index
 // CHECK:         %[[BEGIN:.*]] = arith.muli %[[KI]], %[[G]] : index
 // CHECK:         %[[NEXT:.*]] = arith.addi %[[BEGIN]], %[[G]] : index
@@ -52,6 +55,16 @@
 // CHECK:           %[[IV:.*]] = arith.addi
 // CHECK:           scf.for %[[J:.*]] =
 // CHECK:             memref.store %[[VV]], %[[MM]][%[[IV]], %[[J]]]
+// Without threads, the loop itself with its own bounds (the upper bound
+// from the struct, the constant lower bound and step recreated).
+// CHECK-LABEL: func.func private @tiles_task0_serial(
+// CHECK-SAME:    %{{.*}}: !llvm.ptr) attributes {llvm.linkage = #llvm.linkage<internal>}
+// CHECK:         %[[SN:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK-DAG:     %[[S0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[S1:.*]] = arith.constant 1 : index
+// CHECK:         scf.for %{{.*}} = %[[S0]] to %[[SN]] step %[[S1]] {
+// CHECK-NOT:     txc.parallel
+// CHECK:         return
 func.func @tiles(%m: memref<?x64xf32>, %n: index, %v: f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
