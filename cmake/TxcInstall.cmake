@@ -7,7 +7,8 @@
 #                   object, docs/ci.md)
 #   include/        txc_runtime.h, txc_runtime.hpp: the definitions every
 #                   generated header shares (txc_tensor, txc_status, the
-#                   dtype and status codes; the C++ API's views and results)
+#                   dtype and status codes; the C++ API's views and results);
+#                   txc_pthreads.h, the reference thread pool (docs/abi.md)
 #   lib/cmake/txc/  the CMake package: txc::txc, txc::runtime,
 #                   txc_add_library
 #   share/doc/txc/  README.md, docs/, samples/
@@ -29,6 +30,7 @@ target_include_directories(TxcRuntime INTERFACE
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 install(TARGETS TxcRuntime EXPORT txcTargets)
 install(FILES runtime/txc_runtime.h runtime/txc_runtime.hpp
+              runtime/txc_pthreads.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 install(EXPORT txcTargets NAMESPACE txc::

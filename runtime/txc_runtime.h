@@ -81,4 +81,30 @@ typedef char txc_check_status_layout[(sizeof(txc_status) == 48) ? 1 : -1];
 #error "headers of different txc ABI versions are included together"
 #endif /* TXC_ABI_VERSION */
 
+#ifndef TXC_RUN_OPTIONS_DEFINED
+#define TXC_RUN_OPTIONS_DEFINED
+/* One iteration of a kernel's parallel loop: task(arg, i), 0 <= i < n. */
+typedef void (*txc_task_fn)(void *arg, int64_t i);
+/* The caller's parallel for: runs task(arg, i) once for every i in
+   [0, n), on any threads, in any order, and returns when all have
+   finished. The calling thread may run tasks too (txc_pthreads.h). */
+typedef void (*txc_parallel_for_fn)(void *ctx, int64_t n, txc_task_fn task,
+                                    void *arg);
+/* The options of <p>_run_with_options. Zero-initialize it and set
+   struct_size = sizeof(txc_run_options): a field that ends past
+   struct_size reads as zero (NULL), so that the struct can grow. */
+typedef struct txc_run_options {
+  uint32_t struct_size;  /* sizeof(txc_run_options) */
+  int32_t num_threads;   /* threads parallel_for uses; <= 1: serial */
+  void *workspace;       /* NULL: allocated per call */
+  size_t workspace_bytes;
+  const void *weights;   /* external weights only: the blob */
+  size_t weights_size;
+  txc_parallel_for_fn parallel_for; /* NULL: serial */
+  void *parallel_ctx;    /* passed to parallel_for */
+} txc_run_options;
+typedef char txc_check_run_options_layout[
+    (sizeof(txc_run_options) == 56) ? 1 : -1];
+#endif /* TXC_RUN_OPTIONS_DEFINED */
+
 #endif /* TXC_RUNTIME_H */

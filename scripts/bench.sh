@@ -6,6 +6,7 @@
 #
 #   scripts/bench.sh [--quick] [google-benchmark flags...]
 #   scripts/bench.sh --compile-time [bench/compile_time.py flags...]
+#   scripts/bench.sh --threads N [ROUNDS]
 #
 # --benchmark_filter=REGEX applies to txc-bench and PyTorch. Results:
 # build-bench/bench.json (txc-bench) and build-bench/torch.json (PyTorch),
@@ -13,6 +14,11 @@
 # stdout (bench/report.py, bench/compile_time.py). --quick runs each
 # benchmark for less time and compiles each compile-time program once
 # instead of three times; --compile-time runs only the compile-time part.
+# --threads N times sgemm 512 and 1024, softmax [4096,1024], the 16M-float
+# elementwise chain and samples/attention at S = 512 through
+# <p>_run_with_options with one thread and with a txc_pthreads.h pool of N
+# (interleaved rounds, medians; the timing mode of
+# test/e2e/threads/harness.c), with $TXC or build-bench's txc.
 # Both benchmark programs check their results first (the peers of softmax
 # and layer norm against txc, PyTorch's attention and cnn against txc's
 # outputs); a mismatch makes this script exit non-zero.
@@ -36,7 +42,38 @@ case ${1:-} in
   shift
   mode=compile-time
   ctime_args=("$@") ;;
+--threads)
+  mode=threads
+  threads=${2:?--threads needs a thread count}
+  rounds=${3:-15} ;;
 esac
+if [[ $mode == threads ]]; then
+  txc=${TXC:-$build_dir/bin/txc}
+  if [[ -z ${TXC:-} ]]; then
+    cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DTXC_BUILD_BENCH=ON -DTXC_BUILD_TESTS=OFF >/dev/null
+    cmake --build "$build_dir" --target txc
+  fi
+  work=$build_dir/threads
+  mkdir -p "$work"
+  # program, its JSON, the shapes of its inputs
+  while read -r name json shapes; do
+    "$txc" compile "$json" -O2 -o "$work/$name.o" --header "$work/program.h"
+    cc -std=c99 -O2 -I"$work" -Iruntime -DP="$name" \
+      -DPU="$(tr a-z A-Z <<<"$name")" test/e2e/threads/harness.c \
+      "$work/$name.o" -o "$work/$name" -pthread -lm
+    printf '%-18s ' "$name"
+    # shellcheck disable=SC2086
+    "$work/$name" --time "$threads" "$rounds" $shapes | tail -n 1
+  done <<EOF
+sgemm_512 bench/programs/sgemm_512.json 512x512 512x512
+sgemm_1024 bench/programs/sgemm_1024.json 1024x1024 1024x1024
+softmax_4096x1024 bench/programs/softmax_4096x1024.json 4096x1024
+eltwise_chain bench/programs/eltwise_chain.json 16777216
+attention samples/attention/attention.json 512x32
+EOF
+  exit
+fi
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DTXC_BUILD_BENCH=ON -DTXC_BUILD_TESTS=OFF >/dev/null
 # Two jobs: the development machines have two cores.

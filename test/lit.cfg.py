@@ -72,3 +72,29 @@ except OSError:
 import shutil
 if shutil.which("script"):
     config.available_features.add("script")
+
+# ThreadSanitizer (test/e2e/threads.test): clang-19's, when it links and runs
+# a program on this machine (some kernels' memory layouts make TSan refuse
+# to start); the tests that need it are skipped otherwise.
+import subprocess
+import tempfile
+def _tsan_works(compiler):
+    if not shutil.which(compiler):
+        return False
+    with tempfile.TemporaryDirectory() as tmp:
+        source = os.path.join(tmp, "t.c")
+        binary = os.path.join(tmp, "t")
+        with open(source, "w") as f:
+            f.write("int main(void) { return 0; }\n")
+        try:
+            subprocess.run([compiler, "-fsanitize=thread", source, "-o", binary],
+                           check=True, capture_output=True, timeout=60)
+            subprocess.run([binary], check=True, capture_output=True, timeout=60)
+        except (subprocess.SubprocessError, OSError):
+            return False
+    return True
+if _tsan_works("clang-19"):
+    config.available_features.add("tsan")
+    config.substitutions.append(
+        ("%tsan-cc", "clang-19 -std=c99 -Wall -Wextra -Werror -pedantic "
+                     "-fsanitize=thread -g"))

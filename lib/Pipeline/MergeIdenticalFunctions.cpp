@@ -81,6 +81,13 @@ public:
       if (it != replacement.end())
         call.setCalleeAttr(it->second);
     });
+    // The address of a task function (ParallelTasks.cpp) goes to the
+    // caller's parallel_for.
+    module.walk([&](func::ConstantOp constant) {
+      auto it = replacement.find(constant.getValueAttr().getAttr());
+      if (it != replacement.end())
+        constant.setValueAttr(it->second);
+    });
     for (func::FuncOp duplicate : duplicates)
       duplicate.erase();
   }

@@ -16,7 +16,9 @@
 #include <memory>
 
 namespace mlir {
+class LoopLikeOpInterface;
 class RewritePatternSet;
+class TilingInterface;
 } // namespace mlir
 
 namespace txc {
@@ -41,6 +43,14 @@ void populateErfApproximationPatterns(mlir::RewritePatternSet &patterns);
 /// Folds tensor slices into the vector transfers that read or write them
 /// (FoldSubsetTransfers.cpp; MLIR 19's own folds drop data, see there).
 void populateFoldSubsetTransferPatterns(mlir::RewritePatternSet &patterns);
+
+/// Marks with `txc.parallel` the loops that tiling `op` by `sizes` (in
+/// `interchange` order) created over its parallel dimensions: the loops
+/// whose iterations ParallelTasksPass may run as tasks (ParallelTasks.cpp).
+void markParallelTileLoops(mlir::TilingInterface op,
+                           llvm::ArrayRef<int64_t> sizes,
+                           llvm::ArrayRef<int64_t> interchange,
+                           llvm::ArrayRef<mlir::LoopLikeOpInterface> loops);
 
 } // namespace txc
 

@@ -243,6 +243,24 @@ def StreamOutputStoresPass
   ];
 }
 
+def ParallelTasksPass : Pass<"txc-parallel-tasks", "mlir::ModuleOp"> {
+  let summary = "Run the iterations of parallel tile loops as tasks";
+  let description = [{
+    Gives each public function (the kernel) a first argument, a pointer to
+    the call's parallel context (`{parallel_for, ctx, num_threads}`, NULL
+    for a serial call). The outermost loops marked `txc.parallel` by the
+    tiling (tile loops over parallel dimensions) whose iterations write
+    disjoint memory have their body outlined into a task function
+    `void task(void *arg, int64_t i)`, the values it uses packed in a
+    struct on the stack; the loop becomes a call of the caller's
+    `parallel_for` when there is one, more than one thread and enough
+    work, and otherwise a serial loop over the same task function.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::func::FuncDialect",
+                           "mlir::LLVM::LLVMDialect", "mlir::scf::SCFDialect"];
+}
+
 def OutlineLoopsPass : Pass<"txc-outline-loops", "mlir::ModuleOp"> {
   let summary = "Outline the loop nests of large kernels into functions";
   let description = [{

@@ -158,6 +158,9 @@ void addBufferizationPasses(OpPassManager &pm, const PipelineOptions &options) {
     streaming.vectorBits = options.vector.vectorBits;
     pm.addPass(createStreamOutputStoresPass(streaming));
   }
+  // Before outlining, which then passes the parallel context on to the
+  // outlined nests like any other value.
+  pm.addPass(createParallelTasksPass());
   pm.addPass(createOutlineLoopsPass());
   // Repeated layers outline into identical nests: compile each once.
   pm.addPass(createMergeIdenticalFunctionsPass());

@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "Tiling.h"
 
+#include "Passes.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -104,6 +106,7 @@ FailureOr<scf::SCFTilingResult> tile(RewriterBase &rewriter, Operation *op,
       scf::tileUsingSCF(rewriter, tileable, options);
   if (failed(result))
     return failure();
+  markParallelTileLoops(tileable, sizes, interchange, result->loops);
   rewriter.replaceOp(op, result->replacements);
   return result;
 }
@@ -128,6 +131,7 @@ tileAndFuse(RewriterBase &rewriter, Operation *root, ArrayRef<int64_t> sizes,
           rewriter, cast<TilingInterface>(root), options);
   if (failed(fused) || fused->loops.empty())
     return failure();
+  markParallelTileLoops(cast<TilingInterface>(root), sizes, {}, fused->loops);
   for (auto [original, replacement] : fused->replacements)
     rewriter.replaceAllUsesWith(original, replacement);
   return fused;

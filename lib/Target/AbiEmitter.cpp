@@ -12,6 +12,7 @@
 #include "txc/Target/AbiEmitter.h"
 #include "GuardInterpreter.h"
 #include "IRExprOps.h"
+#include "RunOptionsEmitter.h"
 #include "txc/Pipeline/Workspace.h"
 #include "txc/Target/GuardTable.h"
 #include "txc/Target/Weights.h"
@@ -506,7 +507,9 @@ Value *EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
                                      Value *workspaceSize) {
   // The kernel's memref arguments, expanded by the LLVM lowering to
   // (allocated, aligned, offset, sizes..., strides...).
-  SmallVector<Value *> args;
+  // The parallel context comes first: NULL, serial (<p>_run_with_options
+  // passes its own, RunOptionsEmitter.cpp).
+  SmallVector<Value *> args = {ConstantPointerNull::get(ptr)};
   // A declared symbol that no input uses is never bound; no tensor depends
   // on it, so the kernel ignores its value.
   for (Value *symbol : state.symbols)
@@ -1218,7 +1221,7 @@ Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
     return createStringError(inconvertibleErrorCode(),
                              "internal error: kernel '%s' not found",
                              kernelName.str().c_str());
-  unsigned expected = contract.symbols.size();
+  unsigned expected = 1 + contract.symbols.size(); // the parallel context
   for (const ContractTensor &input : contract.inputs)
     expected += 3 + 2 * input.type.rank();
   for (const ContractTensor &output : contract.outputs)
@@ -1256,6 +1259,9 @@ Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
   }
   EntryPointEmitter emitter(module, contract, kernel, weights, workspace);
   emitter.emitRun();
+  emitRunWithOptions(module, contract, kernel,
+                     weights && weights->mode == WeightsMode::External,
+                     workspace.needed());
   emitter.emitOutputShapes();
   emitter.emitWorkspaceSize();
   emitter.emitErrorMessage();

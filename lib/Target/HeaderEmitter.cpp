@@ -101,6 +101,41 @@ typedef char txc_check_status_layout[(sizeof(txc_status) == )"
 )";
 }
 
+/// txc_run_options and the parallel-for hook (docs/abi.md, Threads):
+/// outside the block of TXC_ABI_VERSION, so that a header of an older txc
+/// (of the same ABI version, without them) included first does not hide
+/// them.
+static void emitRunOptionsDefinitions(llvm::raw_ostream &os) {
+  os << R"(#ifndef TXC_RUN_OPTIONS_DEFINED
+#define TXC_RUN_OPTIONS_DEFINED
+/* One iteration of a kernel's parallel loop: task(arg, i), 0 <= i < n. */
+typedef void (*txc_task_fn)(void *arg, int64_t i);
+/* The caller's parallel for: runs task(arg, i) once for every i in
+   [0, n), on any threads, in any order, and returns when all have
+   finished. The calling thread may run tasks too (txc_pthreads.h). */
+typedef void (*txc_parallel_for_fn)(void *ctx, int64_t n, txc_task_fn task,
+                                    void *arg);
+/* The options of <p>_run_with_options. Zero-initialize it and set
+   struct_size = sizeof(txc_run_options): a field that ends past
+   struct_size reads as zero (NULL), so that the struct can grow. */
+typedef struct txc_run_options {
+  uint32_t struct_size;  /* sizeof(txc_run_options) */
+  int32_t num_threads;   /* threads parallel_for uses; <= 1: serial */
+  void *workspace;       /* NULL: allocated per call */
+  size_t workspace_bytes;
+  const void *weights;   /* external weights only: the blob */
+  size_t weights_size;
+  txc_parallel_for_fn parallel_for; /* NULL: serial */
+  void *parallel_ctx;    /* passed to parallel_for */
+} txc_run_options;
+typedef char txc_check_run_options_layout[
+    (sizeof(txc_run_options) == )"
+     << RunOptionsLayout::kSize << R"() ? 1 : -1];
+#endif /* TXC_RUN_OPTIONS_DEFINED */
+
+)";
+}
+
 std::string txc::emitRuntimeHeader() {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -117,8 +152,24 @@ std::string txc::emitRuntimeHeader() {
 
 )";
   emitCommonDefinitions(os);
+  emitRunOptionsDefinitions(os);
   os << "#endif /* TXC_RUNTIME_H */\n";
   return text;
+}
+
+/// <p>_run_with_options.
+static void emitRunWithOptionsDeclaration(llvm::raw_ostream &os,
+                                          const Contract &contract) {
+  os << R"(
+/* As the run entry points, with the workspace, the weights and the
+   caller's parallel_for in *options (NULL: as )"
+     << contract.runSymbol() << R"(). The result is
+   bitwise identical for every thread count. */
+int32_t )" << runWithOptionsSymbol(contract)
+     << R"((const txc_tensor *inputs, int64_t num_inputs,
+    txc_tensor *outputs, int64_t num_outputs, txc_status *status,
+    const txc_run_options *options);
+)";
 }
 
 /// The workspace macros and the run entry point that takes a workspace.
@@ -191,6 +242,7 @@ std::string txc::emitCHeader(const Contract &contract,
      << "#include <stddef.h>\n#include <stdint.h>\n\n"
      << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   emitCommonDefinitions(os);
+  emitRunOptionsDefinitions(os);
 
   os << "/* ---- program '" << contract.programName << "' ---- */\n\n";
   os << "#define " << macro << "_NUM_INPUTS " << contract.inputs.size() << '\n'
@@ -276,6 +328,7 @@ int32_t )" << contract.runSymbol()
 )";
   }
   emitWorkspace(os, contract, info, macro);
+  emitRunWithOptionsDeclaration(os, contract);
   os << R"(
 /* Checks the input guards and writes each output's dtype, rank and dims
    (outputs[i].data and size_bytes are not used). */

@@ -181,6 +181,7 @@ std::string txc::emitManifest(const Contract &contract,
     entryPoints["run"] = contract.runSymbol();
   entryPoints["run_with_workspace"] =
       runWithWorkspaceSymbol(contract, external);
+  entryPoints["run_with_options"] = runWithOptionsSymbol(contract);
   entryPoints["output_shapes"] = contract.shapesSymbol();
   entryPoints["workspace_size"] = workspaceSizeSymbol(contract);
   entryPoints["error_message"] = contract.messageSymbol();

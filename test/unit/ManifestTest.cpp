@@ -95,8 +95,8 @@ TEST_F(LinearArtifact, ManifestKeyOrder) {
   EXPECT_EQ(
       keysOf(manifest["entry_points"]),
       std::vector<std::string>(
-          {"run", "run_with_workspace", "output_shapes", "workspace_size",
-           "error_message"}));
+          {"run", "run_with_workspace", "run_with_options", "output_shapes",
+           "workspace_size", "error_message"}));
   EXPECT_EQ(keysOf(manifest["abi"]),
             std::vector<std::string>(
                 {"version", "max_rank", "tensor_descriptor_bytes",

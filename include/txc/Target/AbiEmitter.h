@@ -12,6 +12,8 @@
 //                             txc_status *status);
 //   int32_t <p>_error_message(const txc_status *status, char *buffer,
 //                             size_t size);
+//   int32_t <p>_run_with_options(..as <p>_run..,
+//                                const txc_run_options *options);
 //
 // Both entry points evaluate the contract's guards, in the contract's order,
 // before touching any tensor memory; the first failing guard fills the
@@ -74,6 +76,26 @@ inline std::string runWithWorkspaceSymbol(const Contract &contract,
 inline std::string workspaceSizeSymbol(const Contract &contract) {
   return contract.entryPrefix + "_workspace_size";
 }
+
+/// "<p>_run_with_options": the entry point that takes a txc_run_options
+/// (workspace, weights, the caller's parallel_for; docs/abi.md, Threads).
+inline std::string runWithOptionsSymbol(const Contract &contract) {
+  return contract.entryPrefix + "_run_with_options";
+}
+
+/// Byte layout of txc_run_options (docs/abi.md). A field that ends past
+/// the caller's struct_size reads as zero, so that the struct can grow.
+struct RunOptionsLayout {
+  static constexpr unsigned kStructSize = 0;
+  static constexpr unsigned kNumThreads = 4;
+  static constexpr unsigned kWorkspace = 8;
+  static constexpr unsigned kWorkspaceBytes = 16;
+  static constexpr unsigned kWeights = 24;
+  static constexpr unsigned kWeightsSize = 32;
+  static constexpr unsigned kParallelFor = 40;
+  static constexpr unsigned kParallelCtx = 48;
+  static constexpr unsigned kSize = 56;
+};
 
 /// Emits the entry points into `module`, which must contain the lowered
 /// kernel `kernelName` (made internal here). `weights` says where the

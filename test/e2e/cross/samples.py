@@ -39,8 +39,10 @@ def test_sample(txc, samples, triple, cc, emulator, flags, name):
     source = os.path.join(samples, name)
     run([txc, "compile", os.path.join(source, name + ".json"), "--target",
          triple, "-o", name + ".o", "--header", name + ".h"] + flags)
+    runtime = os.path.join(os.path.dirname(samples), "runtime")
     run([cc, "-std=c99", "-O1", "-I.", "-I" + os.path.join(samples, "common"),
-         os.path.join(source, "main.c"), name + ".o", "-o", name, "-lm"])
+         "-I" + runtime, os.path.join(source, "main.c"), name + ".o", "-o",
+         name, "-lm", "-pthread"])
     failed = False
     for size in sizes:
         dump = "%s-%d" % (name, size)

@@ -61,3 +61,21 @@ func.func private @kernel_copy(%m: memref<8xf32>) {
   }
   return
 }
+
+// A task function's address (ParallelTasks) follows the merge too.
+// CHECK-LABEL: func.func private @task0(
+// CHECK-NOT:   func.func private @task1(
+// CHECK-LABEL: func.func @launcher(
+// CHECK-NEXT:    constant @task0 : (!llvm.ptr, i64) -> ()
+// CHECK-NEXT:    constant @task0 : (!llvm.ptr, i64) -> ()
+func.func private @task0(%arg: !llvm.ptr, %i: i64) {
+  return
+}
+func.func private @task1(%a: !llvm.ptr, %j: i64) {
+  return
+}
+func.func @launcher() -> ((!llvm.ptr, i64) -> (), (!llvm.ptr, i64) -> ()) {
+  %0 = func.constant @task0 : (!llvm.ptr, i64) -> ()
+  %1 = func.constant @task1 : (!llvm.ptr, i64) -> ()
+  return %0, %1 : (!llvm.ptr, i64) -> (), (!llvm.ptr, i64) -> ()
+}
