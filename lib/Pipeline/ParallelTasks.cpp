@@ -602,6 +602,13 @@ func::FuncOp ParallelTasksPass::createTask(scf::ForOp loop,
   mapping.map(loop.getInductionVar(), iv);
   for (Operation &op : loop.getBody()->without_terminator())
     ib.clone(op, mapping);
+  // Streaming stores (txc-stream-output-stores) are weakly ordered: fenced
+  // before the task returns, they are visible to whichever thread the
+  // caller's parallel_for then signals, however it signals.
+  bool streams = false;
+  task.walk([&](vector::StoreOp store) { streams |= store.getNontemporal(); });
+  if (streams)
+    b.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::seq_cst);
   b.create<func::ReturnOp>(loc);
   // Marked loops inside the task stay serial: a task never calls the hook.
   task.walk([](scf::ForOp inner) { inner->removeAttr(kParallel); });
