@@ -217,6 +217,17 @@ void versionLoop(Operation *loop, ArrayRef<vector::StoreOp> stores,
                                            /*withElseRegion=*/true);
   builder.setInsertionPointToStart(version.thenBlock());
   IRMapping mapping;
+  // Each version gets its own copy of the stack buffers only the loop uses
+  // (a softmax's row, hoisted out of it): still private to one loop, they
+  // let ParallelTasks give each task its own.
+  auto function = loop->getParentOfType<func::FuncOp>();
+  function.walk([&](memref::AllocaOp buffer) {
+    if (!loop->isAncestor(buffer) && !buffer->getUsers().empty() &&
+        llvm::all_of(buffer->getUsers(), [&](Operation *user) {
+          return loop->isAncestor(user);
+        }))
+      builder.clone(*buffer, mapping);
+  });
   builder.clone(*loop, mapping);
   for (vector::StoreOp store : stores)
     cast<vector::StoreOp>(mapping.lookup(store.getOperation()))

@@ -91,6 +91,33 @@ func.func @wide(%n: index, %out: memref<?xf32>) {
 
 // -----
 
+// A stack buffer only the loop uses (a row that buffer hoisting moved out
+// of it) gets a copy per version, so that each stays private to its loop.
+// CHECK-LABEL: func.func @row_buffer(
+// CHECK:         %[[ROW:.*]] = memref.alloca() : memref<8xf32>
+// CHECK:         scf.if
+// CHECK-NEXT:      %[[ROW2:.*]] = memref.alloca() : memref<8xf32>
+// CHECK-NEXT:      scf.for
+// CHECK:             vector.store %{{.*}}, %[[ROW2]]
+// CHECK:             vector.store {{.*}} {nontemporal = true}
+// CHECK:         } else {
+// CHECK-NEXT:      scf.for
+// CHECK:             vector.store %{{.*}}, %[[ROW]]
+func.func @row_buffer(%n: index, %out: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %row = memref.alloca() : memref<8xf32>
+  %v = arith.constant dense<1.0> : vector<8xf32>
+  scf.for %i = %c0 to %n step %c8 {
+    vector.store %v, %row[%c0] : memref<8xf32>, vector<8xf32>
+    %r = vector.load %row[%c0] : memref<8xf32>, vector<8xf32>
+    vector.store %r, %out[%i] : memref<?xf32>, vector<8xf32>
+  }
+  return
+}
+
+// -----
+
 // Not streamed: rows of 12 floats (a row's start is not aligned), half
 // vectors, offsets not known to be multiples of 8, an output the loop
 // reads back, a workspace view, and an output too small to be worth it.
