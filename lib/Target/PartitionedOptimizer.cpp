@@ -60,8 +60,34 @@ static GlobalSet referencedGlobals(const llvm::GlobalValue &global) {
   return out;
 }
 
+/// The instructions of `root` and of the local functions it reaches that
+/// are neither roots nor counted already: what its partition will hold. A
+/// region whose loops became tasks (ParallelTasks) is a few calls; its
+/// tasks, launchers and serial copies are the work.
+static unsigned partitionWeight(const llvm::Function &root,
+                                const llvm::StringSet<> &rootNames,
+                                llvm::SmallPtrSetImpl<const llvm::Function *> &counted) {
+  unsigned total = 0;
+  llvm::SmallVector<const llvm::Function *> work = {&root};
+  while (!work.empty()) {
+    const llvm::Function *function = work.pop_back_val();
+    bool otherRoot = function != &root &&
+                     (!function->hasLocalLinkage() ||
+                      rootNames.contains(function->getName()));
+    if (function->isDeclaration() || otherRoot ||
+        !counted.insert(function).second)
+      continue;
+    total += function->getInstructionCount();
+    for (const llvm::GlobalValue *global : referencedGlobals(*function))
+      if (const auto *callee = llvm::dyn_cast<llvm::Function>(global))
+        work.push_back(callee);
+  }
+  return total;
+}
+
 /// Groups the roots, in module order, into partitions 1, 2, ... of at
-/// least `minInstructions` instructions (the last may be smaller).
+/// least `minInstructions` instructions, their callees' included (the
+/// last may be smaller).
 static void groupRoots(const llvm::Module &module,
                        llvm::ArrayRef<std::string> roots,
                        unsigned minInstructions,
@@ -70,6 +96,7 @@ static void groupRoots(const llvm::Module &module,
   llvm::StringSet<> rootNames;
   for (const std::string &name : roots)
     rootNames.insert(name);
+  llvm::SmallPtrSet<const llvm::Function *, 32> counted;
   unsigned size = 0;
   for (const llvm::Function &function : module) {
     if (function.isDeclaration() || !rootNames.contains(function.getName()))
@@ -77,7 +104,7 @@ static void groupRoots(const llvm::Module &module,
     if (size == 0)
       ++count;
     home[&function] = count - 1;
-    size += function.getInstructionCount();
+    size += partitionWeight(function, rootNames, counted);
     if (size >= minInstructions)
       size = 0;
   }
