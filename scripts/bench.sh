@@ -18,7 +18,8 @@
 # elementwise chain and samples/attention at S = 512 through
 # <p>_run_with_options with one thread and with a txc_pthreads.h pool of N
 # (interleaved rounds, medians; the timing mode of
-# test/e2e/threads/harness.c), with $TXC or build-bench's txc.
+# test/e2e/threads/harness.c), with $TXC or build-bench's txc, compiled for
+# this machine (--cpu native, or $TXC_BENCH_CPU).
 # Both benchmark programs check their results first (the peers of softmax
 # and layer norm against txc, PyTorch's attention and cnn against txc's
 # outputs); a mismatch makes this script exit non-zero.
@@ -58,7 +59,8 @@ if [[ $mode == threads ]]; then
   mkdir -p "$work"
   # program, its JSON, the shapes of its inputs
   while read -r name json shapes; do
-    "$txc" compile "$json" -O2 -o "$work/$name.o" --header "$work/program.h"
+    "$txc" compile "$json" -O2 --cpu "${TXC_BENCH_CPU:-native}" \
+      -o "$work/$name.o" --header "$work/program.h"
     cc -std=c99 -O2 -I"$work" -Iruntime -DP="$name" \
       -DPU="$(tr a-z A-Z <<<"$name")" test/e2e/threads/harness.c \
       "$work/$name.o" -o "$work/$name" -pthread -lm
