@@ -1,14 +1,17 @@
 /* Runs an imported zoo model (test/models) through its generated header,
  * the way a deployment calls it:
  *
- *   harness [--run] INPUT.npy OUT_DIR [REPEAT]
+ *   harness [--run | --threads N] INPUT.npy OUT_DIR [REPEAT]
  *
  * reads the model's one input from a .npy file (f32 or i64, C order),
  * asks <model>_output_shapes for the output's dims and
  * <model>_workspace_size for the workspace these shapes need, allocates
  * both once, calls <model>_run_with_workspace and writes
  * OUT_DIR/<output>.npy. With --run, every call is <model>_run instead,
- * which allocates its workspace itself. A failed call prints the status
+ * which allocates its workspace itself. With --threads N, every call is
+ * <model>_run_with_options with the same workspace and a txc_pthreads.h
+ * pool of N threads (N = 1: the options' serial path, no pool; link with
+ * -pthread). A failed call prints the status
  * and the artifact's message and exits with 3. With REPEAT, the call is
  * then made REPEAT more times and each one's wall-clock time is printed
  * as `time_ns N` (bench/zoo_bench.py).
@@ -20,12 +23,13 @@
  * (test/models/convbn.test; docs/performance.md, "The model zoo").
  *
  * Compile with -DTXC_MODEL=<prefix> -DTXC_MODEL_HEADER='"<prefix>.h"'.
- * C99 and POSIX clock_gettime and posix_memalign, nothing but libc. */
+ * C99 and POSIX clock_gettime, posix_memalign and threads. */
 #define _POSIX_C_SOURCE 200112L
 #include TXC_MODEL_HEADER
 
 #include <time.h>
 
+#include "txc_pthreads.h"
 #include "txc_sample.h"
 
 #define TXC_CAT2(a, b) a##b
@@ -83,11 +87,15 @@ static int read_npy(const char *path, txc_tensor *t) {
 #include "../e2e/workspace/count_allocations.h"
 #endif
 
-/* How the model is called: its workspace, or NULL for <model>_run. */
+/* How the model is called: its workspace, or NULL for <model>_run, and
+   the threads of <model>_run_with_options (0: not through the options). */
 typedef struct {
   void *workspace;
   size_t bytes;
   int allocating;
+  int threads;
+  txc_pthreads_pool *pool;
+  txc_run_options options;
 } Call;
 
 /* Sizes and allocates the workspace for the input's shapes, once. */
@@ -107,6 +115,18 @@ static int32_t prepare(Call *call, const txc_tensor *input,
             call->bytes);
     exit(1);
   }
+  memset(&call->options, 0, sizeof call->options);
+  call->options.struct_size = sizeof call->options;
+  call->options.workspace = call->workspace;
+  call->options.workspace_bytes = call->bytes;
+  if (call->threads > 1) {
+    call->pool = txc_pthreads_create(call->threads);
+    if (!call->pool) {
+      fprintf(stderr, "cannot start %d threads\n", call->threads);
+      exit(1);
+    }
+    txc_pthreads_set_options(call->pool, &call->options);
+  }
   return TXC_OK;
 }
 
@@ -114,6 +134,9 @@ static int32_t call_model(const Call *call, const txc_tensor *input,
                           txc_tensor *output, txc_status *status) {
   if (call->allocating)
     return MODEL_FN(_run)(input, 1, output, 1, status);
+  if (call->threads)
+    return MODEL_FN(_run_with_options)(input, 1, output, 1, status,
+                                       &call->options);
   return MODEL_FN(_run_with_workspace)(input, 1, output, 1, status,
                                        call->workspace, call->bytes);
 }
@@ -148,15 +171,21 @@ static int32_t time_calls(const Call *call, long repeat,
 int main(int argc, char **argv) {
   txc_tensor input, output;
   txc_status status;
-  Call call = {NULL, 0, 0};
+  Call call;
   char message[512];
+  memset(&call, 0, sizeof call);
   if (argc > 1 && strcmp(argv[1], "--run") == 0) {
     call.allocating = 1;
     --argc;
     ++argv;
+  } else if (argc > 2 && strcmp(argv[1], "--threads") == 0) {
+    call.threads = atoi(argv[2]);
+    argc -= 2;
+    argv += 2;
   }
-  if (argc != 3 && argc != 4) {
-    fprintf(stderr, "usage: %s [--run] INPUT.npy OUT_DIR [REPEAT]\n",
+  if ((argc != 3 && argc != 4) || call.threads < 0) {
+    fprintf(stderr,
+            "usage: %s [--run | --threads N] INPUT.npy OUT_DIR [REPEAT]\n",
             argv[0]);
     return 2;
   }
@@ -183,6 +212,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "cannot write %s/y.npy\n", argv[2]);
     return 1;
   }
+  if (call.pool)
+    txc_pthreads_destroy(call.pool);
   free(call.workspace);
   free(input.data);
   free(output.data);
