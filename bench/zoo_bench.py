@@ -3,8 +3,8 @@
 "The model zoo").
 
     bench/zoo_bench.py --txc build/bin/txc [--models NAME,...] [--rounds N]
-                       [--seconds S] [--entry workspace|run] [--work DIR]
-                       [--write-doc FILE]
+                       [--seconds S] [--entry workspace|run] [--threads 1,2]
+                       [--profile] [--work DIR] [--write-doc FILE]
 
 For each model of test/models/make_zoo.py (the same seeded weights): export
 it to ONNX, import it, compile it at -O2 under /usr/bin/time -v (the compile
@@ -21,11 +21,26 @@ rounds spreads the load of a shared machine over both alike. The outputs
 of both are compared (largest absolute difference over the largest
 magnitude of PyTorch's output).
 
+--threads 1,2 times each point at each thread count within every round:
+txc through <model>_run_with_options on a txc_pthreads.h pool of N threads
+(the harness's --threads N; the workspace allocated once), PyTorch with
+torch.set_num_threads(N). The table then has one section per model, with
+the times and ratios at each count and txc's own scaling.
+
+--profile also records each model's first point (batch 1) with `perf
+record` (user-space samples of the harness's calls) and prints where the
+time goes: the share of the samples in each region function of the object
+(`<model>_region<k>` with its tasks), labelled with the ops of its
+regions (`txc compile --emit regions`, `txc explain --format json`) and
+the number of regions that call it, then the kernel function (ops outside
+regions) and what lies outside the object (libc, the operating system).
+
 The table goes to standard output, and with --write-doc between the
 markers of the zoo section of docs/performance.md, with the date, the
 machine, the load averages seen and the command.
 """
 import argparse
+import json
 import os
 import platform
 import re
@@ -79,9 +94,10 @@ def compile_model(txc, name, work):
     peak_kib = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)",
                              timed.stderr).group(1))
     run(["cc", "-std=c99", "-O2", "-I.", "-I" + os.path.join(ROOT, "samples", "common"),
+         "-I" + os.path.join(ROOT, "runtime"),
          "-DTXC_MODEL=" + name, '-DTXC_MODEL_HEADER="%s.h"' % name,
          os.path.join(ROOT, "test", "models", "harness.c"), name + ".o",
-         "-o", name + ".bench", "-lm"], cwd=work)
+         "-o", name + ".bench", "-lm", "-pthread"], cwd=work)
     return {"import_s": import_seconds, "compile_s": compile_seconds,
             "peak_mib": peak_kib / 1024}, os.path.join(work, name + ".bench")
 
@@ -95,8 +111,10 @@ def parse_time(text, pattern):
     return seconds
 
 
-def time_txc(harness, input_path, out_dir, calls, entry):
+def time_txc(harness, input_path, out_dir, calls, entry, threads):
     flags = ["--run"] if entry == "run" else []
+    if threads > 1:
+        flags = ["--threads", str(threads)]
     result = run([harness] + flags + [input_path, out_dir, str(calls)])
     return [int(line.split()[1]) / 1e6 for line in result.stdout.splitlines()
             if line.startswith("time_ns ")]
@@ -112,7 +130,8 @@ def time_torch(model, inputs, calls):
     return times
 
 
-def bench_point(name, model, harness, point, work, rounds, seconds, entry):
+def bench_point(name, model, harness, point, work, rounds, seconds, entry,
+                threads):
     torch.manual_seed(2000 + point[0] * 1000 + point[1])
     inputs = make_zoo.MODELS[name][1](point)
     (input_name, value), = inputs.items()
@@ -127,17 +146,32 @@ def bench_point(name, model, harness, point, work, rounds, seconds, entry):
     start = time.perf_counter()
     time_torch(model, list(inputs.values()), 1)
     calls = max(1, min(50, int(seconds / max(time.perf_counter() - start, 1e-6))))
-    txc_times, torch_times, loads = [], [], [os.getloadavg()[0]]
+    txc_times = {n: [] for n in threads}
+    torch_times = {n: [] for n in threads}
+    loads = [os.getloadavg()[0]]
+    error = 0.0
     for _ in range(rounds):
-        txc_times += time_txc(harness, input_path, out_dir, calls, entry)
-        torch_times += time_torch(model, list(inputs.values()), calls)
+        for n in threads:
+            txc_times[n] += time_txc(harness, input_path, out_dir, calls,
+                                     entry, n)
+            error = max(error, output_error(out_dir, expected))
+            torch.set_num_threads(n)
+            torch_times[n] += time_torch(model, list(inputs.values()), calls)
         loads.append(os.getloadavg()[0])
+    torch.set_num_threads(1)
+    return {"point": point,
+            "txc_ms": {n: statistics.median(t) for n, t in txc_times.items()},
+            "torch_ms": {n: statistics.median(t) for n, t in torch_times.items()},
+            "error": error, "calls": len(txc_times[threads[0]]),
+            "load": statistics.median(loads)}
+
+
+def output_error(out_dir, expected):
+    """The largest absolute error of the harness's output, relative to the
+    largest magnitude of PyTorch's."""
     actual = np.load(os.path.join(out_dir, "y.npy"))
     scale = float(np.max(np.abs(expected))) or 1.0
-    error = float(np.max(np.abs(actual.astype(np.float64) - expected))) / scale
-    return {"point": point, "txc_ms": statistics.median(txc_times),
-            "torch_ms": statistics.median(torch_times), "error": error,
-            "calls": len(txc_times), "load": statistics.median(loads)}
+    return float(np.max(np.abs(actual.astype(np.float64) - expected))) / scale
 
 
 def point_text(point):
@@ -145,7 +179,7 @@ def point_text(point):
     return "batch %d" % batch + (", S %d" % sequence if sequence else "")
 
 
-def render(rows, figures, command, load_range):
+def render(rows, figures, profiles, command, load_range, threads):
     machine = cpu_name()
     lines = [
         "Measured on %s by `%s`: %s, %d cores, Linux %s; the machine was "
@@ -154,21 +188,148 @@ def render(rows, figures, command, load_range):
             datetime.now(timezone.utc).strftime("%Y-%m-%d"), command, machine,
             os.cpu_count(), platform.release(), load_range[0], load_range[1],
             os.cpu_count()),
-        "",
-        "| Model | Point | txc -O2 (ms) | PyTorch eager (ms) | txc speedup | "
-        "max error / scale | calls | load |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for row in rows:
-        lines.append("| `%s` | %s | %.3f | %.3f | %.2fx | %.1e | %d | %.1f |" % (
-            row["model"], point_text(row["point"]), row["txc_ms"], row["torch_ms"],
-            row["torch_ms"] / row["txc_ms"], row["error"], row["calls"], row["load"]))
+    if threads == [1]:
+        lines += [""] + single_thread_table(rows)
+    else:
+        for name in figures:
+            lines += ["", "`%s`:" % name, ""] + threads_table(
+                [row for row in rows if row["model"] == name], threads)
     lines += ["", "| Model | import (s) | -O2 compile (s) | compile peak memory (MiB) |",
               "|---|---:|---:|---:|"]
     for name, figure in figures.items():
         lines.append("| `%s` | %.2f | %.1f | %.0f |" % (
             name, figure["import_s"], figure["compile_s"], figure["peak_mib"]))
+    for name, profile in profiles.items():
+        lines += ["", "Where `%s`'s time goes at %s (`perf record`, %d "
+                  "user-space samples):" % (name, profile["point"],
+                                            profile["samples"]), "",
+                  "| Share | Code | Ops |", "|---:|---|---|"]
+        for share, code, ops in profile["rows"]:
+            lines.append("| %.1f%% | %s | %s |" % (share, code, ops))
     return "\n".join(lines) + "\n"
+
+
+def single_thread_table(rows):
+    lines = [
+        "| Model | Point | txc -O2 (ms) | PyTorch eager (ms) | txc speedup | "
+        "max error / scale | calls | load |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        txc_ms, torch_ms = row["txc_ms"][1], row["torch_ms"][1]
+        lines.append("| `%s` | %s | %.3f | %.3f | %.2fx | %.1e | %d | %.1f |" % (
+            row["model"], point_text(row["point"]), txc_ms, torch_ms,
+            torch_ms / txc_ms, row["error"], row["calls"], row["load"]))
+    return lines
+
+
+def threads_table(rows, threads):
+    """One model: per point, txc and PyTorch at each thread count (ms and
+    PyTorch's time over txc's), and txc's scaling from its first count."""
+    header = "| Point |"
+    rule = "|---|"
+    for n in threads:
+        header += " txc %dT (ms) | PyTorch %dT (ms) | speedup %dT |" % (n, n, n)
+        rule += "---:|---:|---:|"
+    for n in threads[1:]:
+        header += " txc %dT / %dT |" % (threads[0], n)
+        rule += "---:|"
+    lines = [header + " max error / scale | calls | load |",
+             rule + "---:|---:|---:|"]
+    for row in rows:
+        txc_ms, torch_ms = row["txc_ms"], row["torch_ms"]
+        line = "| %s |" % point_text(row["point"])
+        for n in threads:
+            line += " %.3f | %.3f | %.2fx |" % (txc_ms[n], torch_ms[n],
+                                               torch_ms[n] / txc_ms[n])
+        for n in threads[1:]:
+            line += " %.2fx |" % (txc_ms[threads[0]] / txc_ms[n])
+        lines.append(line + " %.1e | %d | %.1f |" % (row["error"], row["calls"],
+                                                    row["load"]))
+    return lines
+
+
+def profile_model(txc, name, harness, point, work):
+    """Records `harness` calling the model at `point` and groups the samples
+    by region function (docs/architecture.md, Regions)."""
+    tag = "%s.bench.%s" % (name, make_zoo.point_name(point))
+    (input_name,) = [n for n in os.listdir(work)
+                     if n.startswith(tag + ".") and n.endswith(".npy")]
+    data = os.path.join(work, tag + ".perf.data")
+    run(["perf", "record", "-q", "-F", "999", "-o", data, harness,
+         os.path.join(work, input_name), os.path.join(work, tag + ".out"), "10"])
+    report = run(["perf", "report", "-i", data, "--no-children", "--stdio",
+                  "-n", "--sort", "symbol", "-g", "none"]).stdout
+    shares, samples = {}, 0
+    pattern = re.compile(r"^\s+([\d.]+)%\s+(\d+)\s+\[(.)\]\s+(\S+)")
+    region = re.compile(r"^%s_region(\d+)(_|$)" % re.escape(name))
+    for line in report.splitlines():
+        match = pattern.match(line)
+        if not match:
+            continue
+        share, space, symbol = float(match.group(1)), match.group(3), match.group(4)
+        samples += int(match.group(2))
+        found = region.match(symbol)
+        if found:
+            key = int(found.group(1))
+        elif symbol == name + "_kernel":
+            key = "kernel"
+        elif space == "k":
+            key = "the operating system (page faults, scheduling)"
+        else:
+            key = "outside the object: `%s`" % symbol
+        shares[key] = shares.get(key, 0.0) + share
+    labels = region_labels(txc, name, work)
+    rows = []
+    for key, share in sorted(shares.items(), key=lambda item: -item[1]):
+        if share < 1.0:
+            continue
+        if isinstance(key, int):
+            code, ops = "`%s_region%d`" % (name, key), labels.get(key, "")
+        elif key == "kernel":
+            code, ops = "`%s_kernel`" % name, "ops outside the regions"
+        else:
+            code, ops = key, ""
+        rows.append((share, code, ops))
+    return {"point": point_text(point), "samples": samples, "rows": rows}
+
+
+def region_labels(txc, name, work):
+    """Region function index -> its ops, e.g. `conv2d [64,64,3,3] ->
+    [batch,64,56,56] + relu (x2)`."""
+    program = os.path.join(work, name + ".json")
+    regions = json.loads(run([txc, "compile", program, "--emit", "regions",
+                              "-o", "-", "-q"]).stdout)
+    explained = json.loads(run([txc, "explain", program, "--format",
+                                "json"]).stdout)
+    shapes = {}
+    for value in explained["inputs"] + explained["constants"]:
+        shapes[value["name"]] = value.get("shape")
+    nodes = {}
+    for node in explained["nodes"]:
+        nodes[node["name"]] = node
+        shapes[node["name"]] = node["results"][0]["shape"] if node["results"] else None
+    labels = {}
+    for index, function in enumerate(regions["functions"]):
+        first = regions["regions"][function["first_region"]]
+        ops = []
+        for node_name in first["nodes"]:
+            node = nodes.get(node_name)
+            if not node:
+                continue
+            text = node["op"]
+            if node["op"].startswith("conv") or node["op"] in ("linear", "matmul"):
+                text += " " + shape_text(shapes.get(node["operands"][1]))
+            ops.append(text + " -> " + shape_text(shapes.get(node_name)))
+        uses = function["uses"]
+        labels[index] = " + ".join(ops[:3]) + (" + ..." if len(ops) > 3 else "") + (
+            " (x%d)" % uses if uses > 1 else "")
+    return labels
+
+
+def shape_text(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]" if shape else "?"
 
 
 def cpu_name():
@@ -215,16 +376,23 @@ def main():
     parser.add_argument("--entry", choices=["workspace", "run"],
                         default="workspace",
                         help="the entry point the harness times")
+    parser.add_argument("--threads", default="1",
+                        help="thread counts, e.g. 1,2 (txc's pool, PyTorch's "
+                             "set_num_threads)")
+    parser.add_argument("--profile", action="store_true",
+                        help="perf record each model at batch 1: the share "
+                             "of each region function")
     parser.add_argument("--work")
     parser.add_argument("--write-doc")
     args = parser.parse_args()
+    threads = [int(n) for n in args.threads.split(",")]
     txc = os.path.abspath(args.txc)
     work = os.path.abspath(args.work or tempfile.mkdtemp(prefix="txc-zoo-bench-"))
     os.makedirs(work, exist_ok=True)
     torch.set_num_threads(1)
     command = "bench/zoo_bench.py " + " ".join(
         shlex.quote(a) for a in without_option(sys.argv[1:], "--work"))
-    rows, figures, loads = [], {}, []
+    rows, figures, profiles, loads = [], {}, {}, []
     for name in args.models.split(","):
         figures[name], harness = compile_model(txc, name, work)
         print("%s: import %.2f s, -O2 compile %.1f s, peak %.0f MiB" % (
@@ -233,14 +401,21 @@ def main():
         model = make_zoo.build_model(name)
         for point in bench_points(name):
             row = bench_point(name, model, harness, point, work, args.rounds,
-                              args.seconds, args.entry)
+                              args.seconds, args.entry, threads)
             row["model"] = name
             rows.append(row)
             loads.append(row["load"])
-            print("  %s: txc %.3f ms, PyTorch %.3f ms (%.2fx), error %.1e, load %.1f" % (
-                point_text(point), row["txc_ms"], row["torch_ms"],
-                row["torch_ms"] / row["txc_ms"], row["error"], row["load"]), flush=True)
-    table = render(rows, figures, command, (min(loads), max(loads)))
+            print("  %s: %s, error %.1e, load %.1f" % (
+                point_text(point), ", ".join(
+                    "%dT txc %.3f ms, PyTorch %.3f ms (%.2fx)" % (
+                        n, row["txc_ms"][n], row["torch_ms"][n],
+                        row["torch_ms"][n] / row["txc_ms"][n]) for n in threads),
+                row["error"], row["load"]), flush=True)
+        if args.profile:
+            profiles[name] = profile_model(txc, name, harness,
+                                           bench_points(name)[0], work)
+    table = render(rows, figures, profiles, command,
+                   (min(loads), max(loads)), threads)
     print(table)
     if args.write_doc:
         write_doc(args.write_doc, table)

@@ -7,6 +7,7 @@
 #   scripts/bench.sh [--quick] [google-benchmark flags...]
 #   scripts/bench.sh --compile-time [bench/compile_time.py flags...]
 #   scripts/bench.sh --threads N [ROUNDS]
+#   scripts/bench.sh --models [bench/zoo_bench.py flags...]
 #
 # --benchmark_filter=REGEX applies to txc-bench and PyTorch. Results:
 # build-bench/bench.json (txc-bench) and build-bench/torch.json (PyTorch),
@@ -20,6 +21,11 @@
 # (interleaved rounds, medians; the timing mode of
 # test/e2e/threads/harness.c), with $TXC or build-bench's txc, compiled for
 # this machine (--cpu native, or $TXC_BENCH_CPU).
+# --models runs the model rows: the zoo of test/models (resnet18,
+# mobilenet_v2 and the encoder unless --models NAME,... is given) at batch
+# 1 and 8 with txc and PyTorch eager at 1 and 2 threads (unless --threads
+# is given) and a per-region profile (bench/zoo_bench.py --profile; the
+# tables of docs/performance.md, "The model zoo").
 # Both benchmark programs check their results first (the peers of softmax
 # and layer norm against txc, PyTorch's attention and cnn against txc's
 # outputs); a mismatch makes this script exit non-zero.
@@ -48,6 +54,17 @@ case ${1:-} in
   threads=${2:?--threads needs a thread count}
   rounds=${3:-15} ;;
 esac
+if [[ ${1:-} == --models ]]; then
+  shift
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DTXC_BUILD_BENCH=ON -DTXC_BUILD_TESTS=OFF >/dev/null
+  cmake --build "$build_dir" --target txc
+  defaults=()
+  [[ " $* " == *" --models "* ]] || defaults+=(--models resnet18,mobilenet_v2,encoder)
+  [[ " $* " == *" --threads "* ]] || defaults+=(--threads 1,2)
+  exec "$python" bench/zoo_bench.py --txc "$build_dir/bin/txc" --profile \
+    ${defaults[@]+"${defaults[@]}"} "$@"
+fi
 if [[ $mode == threads ]]; then
   txc=${TXC:-$build_dir/bin/txc}
   if [[ -z ${TXC:-} ]]; then
