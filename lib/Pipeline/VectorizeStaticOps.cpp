@@ -4,7 +4,8 @@
 // (TileMatmul, TileConvolution, TileRowChains, TileElementwise): every
 // linalg op on tensors whose iteration space is static and at most
 // max-elements is vectorized, and the vector transfers are folded with the
-// tensor slices around them.
+// tensor slices around them; then each register tile's accumulators are
+// carried across its reduction loop in registers.
 //
 //===----------------------------------------------------------------------===//
 #include "LoweringConfig.h"
@@ -20,6 +21,7 @@
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 using namespace mlir;
 
@@ -59,13 +61,12 @@ void vectorizeStaticOps(Operation *root, RewriterBase &rewriter,
         !touchesBoolMemory(op) && !hasUnvectorizableExtract(op))
       candidates.push_back(op);
   });
+  // An op the vectorizer declines stays a linalg op: the loop lowering
+  // makes scalar loops of it.
   for (linalg::LinalgOp op : candidates) {
     rewriter.setInsertionPoint(op);
-    if (failed(linalg::vectorize(rewriter, op)) && getenv("TXC_DEBUG_VEC"))
-      llvm::errs() << "vectorize failed: " << op << "\n";
+    (void)linalg::vectorize(rewriter, op);
   }
-  if (getenv("TXC_DEBUG_VEC"))
-    root->walk([](linalg::LinalgOp op) { llvm::errs() << "left: " << op << "\n"; });
 }
 
 void cleanupAfterVectorization(Operation *root) {
@@ -85,6 +86,37 @@ void cleanupAfterVectorization(Operation *root) {
   (void)applyPatternsAndFoldGreedily(root, std::move(patterns));
 }
 
+/// The reduction loops of register tiles: loops with a vector.contract
+/// directly in their body (the K loop of a matmul or convolution tile).
+SmallVector<scf::ForOp> reductionLoops(Operation *root) {
+  SmallVector<scf::ForOp> loops;
+  root->walk([&](scf::ForOp loop) {
+    if (!loop.getBody()->getOps<vector::ContractionOp>().empty())
+      loops.push_back(loop);
+  });
+  return loops;
+}
+
+/// Makes each register tile's accumulators loop-carried vectors of its
+/// reduction loop: the tile's transfer_read and transfer_write of the
+/// loop's tensor at indices the loop does not change move out of it. On
+/// tensors nothing can alias the tile. After bufferization, MLIR's
+/// hoisting of the same transfers gives up when the tile is a view
+/// (collapse_shape, subview) of memory the loop also reads, as a 1x1
+/// convolution's per-image [F, H*W] view of its output or a workspace
+/// temporary is, and every K step then loaded and stored the whole tile
+/// (test/lit/codegen/register-tile-accumulators.test).
+///
+/// Only the K loop itself: MLIR 19's hoistLoopInvariantSubsets applied to
+/// the loops around it (a convolution's kh and kw loops) moved an op out
+/// of a loop that defined one of its operands in resnet18 ("operand does
+/// not dominate this use"), so a convolution's tile goes through memory
+/// once per (kh, kw) step, not once per input channel.
+void hoistAccumulators(Operation *root, RewriterBase &rewriter) {
+  for (scf::ForOp loop : reductionLoops(root))
+    hoistLoopInvariantSubsets(rewriter, loop);
+}
+
 class VectorizeStaticOpsPass
     : public impl::VectorizeStaticOpsPassBase<VectorizeStaticOpsPass> {
 public:
@@ -99,6 +131,7 @@ public:
     canonicalize(function);
     vectorizeStaticOps(function, rewriter, maxElements);
     cleanupAfterVectorization(function);
+    hoistAccumulators(function, rewriter);
   }
 };
 
