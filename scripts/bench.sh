@@ -16,7 +16,7 @@
 # benchmark for less time and compiles each compile-time program once
 # instead of three times; --compile-time runs only the compile-time part.
 # --threads N times sgemm 512 and 1024, softmax [4096,1024], the 16M-float
-# elementwise chain and samples/attention at S = 512 through
+# elementwise chain, samples/attention at S = 512 and samples/cnn at B = 64 through
 # <p>_run_with_options with one thread and with a txc_pthreads.h pool of N
 # (interleaved rounds, medians; the timing mode of
 # test/e2e/threads/harness.c), with $TXC or build-bench's txc, compiled for
@@ -90,6 +90,7 @@ sgemm_1024 bench/programs/sgemm_1024.json 1024x1024 1024x1024
 softmax_4096x1024 bench/programs/softmax_4096x1024.json 4096x1024
 eltwise_chain bench/programs/eltwise_chain.json 16777216
 attention samples/attention/attention.json 512x32
+cnn samples/cnn/cnn.json 64x3x16x16
 EOF
   exit
 fi

@@ -49,7 +49,7 @@ namespace txc {
 
 namespace {
 
-constexpr StringLiteral kParallel = "txc.parallel";
+constexpr StringLiteral kParallel = kParallelLoopAttr;
 
 /// A launch goes to the caller's parallel_for only when the loop does at
 /// least this many operations (one per scalar op, one per vector lane, an
@@ -138,6 +138,9 @@ struct WrittenBuffer {
   /// A buffer on the way lives outside the loop and only the loop uses it:
   /// scratch shared by the iterations.
   bool scratch = false;
+  /// Such a buffer on the way has a copy per task slot (taskSlotsOf): each
+  /// task writes its own.
+  bool slotted = false;
 };
 
 WrittenBuffer viewRoot(Value view, scf::ForOp loop,
@@ -149,7 +152,7 @@ WrittenBuffer viewRoot(Value view, scf::ForOp loop,
   };
   while (true) {
     if (outside(view) && onlyUsedInside(view, loop))
-      written.scratch = true;
+      (taskSlotsOf(view) ? written.slotted : written.scratch) = true;
     auto viewLike = dyn_cast_or_null<ViewLikeOpInterface>(view.getDefiningOp());
     if (!viewLike)
       break;
@@ -209,15 +212,16 @@ bool writesDisjointTiles(scf::ForOp loop) {
       Value written = effect.getValue();
       if (!written)
         return WalkResult::interrupt();
-      auto [root, depends, scratch] = viewRoot(written, loop, dependent);
+      auto [root, depends, scratch, slotted] =
+          viewRoot(written, loop, dependent);
       // A buffer allocated inside the loop is the iteration's own, and so
       // is a private buffer, which each task recreates. Other scratch is
       // shared by the iterations (a workspace slot): the loop stays serial.
       bool isPrivate = isPrivateBuffer(root, loop);
       if (scratch && !isPrivate)
         return WalkResult::interrupt();
-      bool local =
-          loop->isAncestor(root.getParentRegion()->getParentOp()) || isPrivate;
+      bool local = loop->isAncestor(root.getParentRegion()->getParentOp()) ||
+                   isPrivate || slotted;
       if (std::optional<ValueRange> indices = storeIndices(op))
         depends |= llvm::any_of(*indices, [&](Value index) {
           return index == loop.getInductionVar() ||
@@ -407,7 +411,7 @@ void storeField(OpBuilder &b, Location loc, Value arg,
 /// trips / (4 * threads), so that every thread gets several tasks to
 /// balance the load; at least 1.
 Value taskGrain(OpBuilder &b, Location loc, Value trips, Value work,
-                Value threads) {
+                Value threads, int64_t slots) {
   auto c = [&](int64_t v) { return b.create<arith::ConstantIntOp>(loc, v, 64); };
   Value byWork = b.create<arith::CeilDivSIOp>(
       loc, c(kTaskWork), b.create<arith::MaxSIOp>(loc, work, c(1)));
@@ -415,8 +419,56 @@ Value taskGrain(OpBuilder &b, Location loc, Value trips, Value work,
       loc, trips,
       b.create<arith::MulIOp>(loc, b.create<arith::MaxSIOp>(loc, threads, c(1)),
                               c(4)));
-  return b.create<arith::MaxSIOp>(
+  Value grain = b.create<arith::MaxSIOp>(
       loc, b.create<arith::MinSIOp>(loc, byWork, byThreads), c(1));
+  if (slots == 0)
+    return grain;
+  // At most `slots` tasks: ceil(trips / grain) <= slots.
+  return b.create<arith::MaxSIOp>(
+      loc, grain, b.create<arith::CeilDivSIOp>(loc, trips, c(slots)));
+}
+
+/// The views of a per-task-slot temporary (taskSlotsOf) among `recreated`
+/// that only `loop` uses: each task moves its copy to its own slot. Views
+/// that other code uses too (the loop is a packing loop inside the loop the
+/// temporary belongs to) stay the serial code's slot 0.
+SmallVector<Operation *> slottedViews(ArrayRef<Operation *> recreated,
+                                      scf::ForOp loop) {
+  SmallVector<Operation *> views;
+  for (Operation *op : recreated)
+    if (op->getNumResults() == 1 && taskSlotsOf(op->getResult(0)) &&
+        onlyUsedInside(op->getResult(0), loop))
+      views.push_back(op);
+  return views;
+}
+
+/// The fewest slots of `views` (0 if there are none: no limit).
+int64_t fewestSlots(ArrayRef<Operation *> views) {
+  int64_t fewest = 0;
+  for (Operation *view : views) {
+    int64_t slots = taskSlotsOf(view->getResult(0))->second;
+    fewest = fewest ? std::min(fewest, slots) : slots;
+  }
+  return fewest;
+}
+
+/// Moves the copies in `task` of `views` to the slot of the task's index
+/// `index` (the task's i64 argument): the byte shift grows by k * stride.
+void moveToTaskSlot(OpBuilder &b, ArrayRef<Operation *> views,
+                    IRMapping &mapping, Value index) {
+  for (Operation *original : views) {
+    auto view = cast<memref::ViewOp>(
+        mapping.lookup(original->getResult(0)).getDefiningOp());
+    int64_t stride = taskSlotsOf(original->getResult(0))->first;
+    b.setInsertionPoint(view);
+    Location loc = view.getLoc();
+    Value k = b.create<arith::IndexCastOp>(loc, b.getIndexType(), index);
+    Value shift = b.create<arith::AddIOp>(
+        loc, view.getByteShift(),
+        b.create<arith::MulIOp>(
+            loc, k, b.create<arith::ConstantIndexOp>(loc, stride)));
+    view.getByteShiftMutable().assign(shift);
+  }
 }
 
 class ParallelTasksPass
@@ -438,6 +490,10 @@ public:
                  (function.getName() + "_task" + Twine(index++)).str());
     }
     module.walk([](scf::ForOp loop) { loop->removeAttr(kParallel); });
+    module.walk([](memref::ViewOp view) {
+      view->removeAttr(kTaskSlotsAttr);
+      view->removeAttr(kTaskSlotStrideAttr);
+    });
   }
 
 private:
@@ -501,8 +557,10 @@ private:
       if (!loop->hasAttr(kParallel) || loop.getNumResults() != 0 ||
           !writesDisjointTiles(loop))
         return WalkResult::advance();
-      if (llvm::any_of(taskInputs(loop).captured,
-                       [](Value v) { return !fieldType(v.getType()); }))
+      // A captured slotted view would be slot 0 in every task.
+      if (llvm::any_of(taskInputs(loop).captured, [](Value v) {
+            return !fieldType(v.getType()) || taskSlotsOf(v);
+          }))
         return WalkResult::advance();
       loops.push_back(loop);
       return WalkResult::skip();
@@ -518,13 +576,15 @@ private:
                                   IRMapping &mapping);
   func::FuncOp createTask(scf::ForOp loop, ArrayRef<Value> captured,
                           ArrayRef<Operation *> recreated,
+                          ArrayRef<Operation *> slotted,
                           LLVM::LLVMStructType argType, StringRef name);
   func::FuncOp createSerial(scf::ForOp loop, ArrayRef<Value> captured,
                             ArrayRef<Operation *> recreated,
                             LLVM::LLVMStructType argType, StringRef name);
   func::FuncOp createLauncher(func::FuncOp task, func::FuncOp serial,
                               LLVM::LLVMStructType argType,
-                              unsigned grainField, StringRef name);
+                              unsigned grainField, int64_t slots,
+                              StringRef name);
   Value packArguments(OpBuilder &b, scf::ForOp loop, ArrayRef<Value> captured,
                       LLVM::LLVMStructType argType);
   Value shouldLaunch(OpBuilder &b, Location loc, Value parallel, Value trips,
@@ -567,6 +627,7 @@ func::FuncOp ParallelTasksPass::createTaskFunction(
 func::FuncOp ParallelTasksPass::createTask(scf::ForOp loop,
                                            ArrayRef<Value> captured,
                                            ArrayRef<Operation *> recreated,
+                                           ArrayRef<Operation *> slotted,
                                            LLVM::LLVMStructType argType,
                                            StringRef name) {
   MLIRContext *context = &getContext();
@@ -589,6 +650,8 @@ func::FuncOp ParallelTasksPass::createTask(scf::ForOp loop,
   Value grain = loadIndex(captured.size());
   Value trips = loadIndex(captured.size() + 1);
   Value k = castTo(b, loc, entry->getArgument(1), b.getIndexType());
+  moveToTaskSlot(b, slotted, mapping, entry->getArgument(1));
+  b.setInsertionPointToEnd(entry);
   Value begin = b.create<arith::MulIOp>(loc, k, grain);
   Value end = b.create<arith::MinSIOp>(
       loc, b.create<arith::AddIOp>(loc, begin, grain), trips);
@@ -717,13 +780,15 @@ void ParallelTasksPass::formTask(scf::ForOp loop, Value parallel,
   // The iterations per task and the trip count.
   fields.append({i64, i64});
   auto argType = LLVM::LLVMStructType::getLiteral(context, fields);
-  func::FuncOp task = createTask(loop, captured,
-                                 inputs.recreated.getArrayRef(), argType, name);
-  func::FuncOp serial =
-      createSerial(loop, captured, inputs.recreated.getArrayRef(), argType,
-                   (name + "_serial").str());
-  func::FuncOp launcher = createLauncher(task, serial, argType, captured.size(),
-                                         (name + "_launch").str());
+  ArrayRef<Operation *> recreated = inputs.recreated.getArrayRef();
+  SmallVector<Operation *> slotted = slottedViews(recreated, loop);
+  func::FuncOp task =
+      createTask(loop, captured, recreated, slotted, argType, name);
+  func::FuncOp serial = createSerial(loop, captured, recreated, argType,
+                                     (name + "_serial").str());
+  func::FuncOp launcher =
+      createLauncher(task, serial, argType, captured.size(),
+                     fewestSlots(slotted), (name + "_launch").str());
 
   OpBuilder b(loop);
   Value arg = packArguments(b, loop, captured, argType);
@@ -749,6 +814,7 @@ func::FuncOp ParallelTasksPass::createLauncher(func::FuncOp task,
                                                func::FuncOp serial,
                                                LLVM::LLVMStructType argType,
                                                unsigned grainField,
+                                               int64_t slots,
                                                StringRef name) {
   MLIRContext *context = &getContext();
   Location loc = task.getLoc();
@@ -776,7 +842,7 @@ func::FuncOp ParallelTasksPass::createLauncher(func::FuncOp task,
     Value threadsSlot = tb.create<LLVM::GEPOp>(loc, ptr, i64, parallel,
                                                ArrayRef<LLVM::GEPArg>{2});
     Value threads = tb.create<LLVM::LoadOp>(loc, i64, threadsSlot);
-    Value grain = taskGrain(tb, loc, trips, work, threads);
+    Value grain = taskGrain(tb, loc, trips, work, threads, slots);
     storeField(tb, loc, arg, argType, grainField, grain);
     Value tasks = tb.create<arith::CeilDivSIOp>(loc, trips, grain);
     Value taskRef = tb.create<func::ConstantOp>(

@@ -52,6 +52,24 @@ void markParallelTileLoops(mlir::TilingInterface op,
                            llvm::ArrayRef<int64_t> interchange,
                            llvm::ArrayRef<mlir::LoopLikeOpInterface> loops);
 
+/// The mark of markParallelTileLoops, removed by ParallelTasksPass.
+inline constexpr llvm::StringLiteral kParallelLoopAttr = "txc.parallel";
+
+/// The view of the workspace that holds one copy of a temporary per task
+/// slot (WorkspacePass: only the iterations of a loop marked parallel use
+/// it): `slots` copies, `stride` bytes apart. The view itself is slot 0, the
+/// serial code's; ParallelTasksPass moves task k's view to slot k and makes
+/// at most `slots` tasks of a loop that uses it.
+inline constexpr llvm::StringLiteral kTaskSlotsAttr = "txc.task_slots";
+inline constexpr llvm::StringLiteral kTaskSlotStrideAttr =
+    "txc.task_slot_stride";
+
+/// Marks `view` as above.
+void markTaskSlots(mlir::Operation *view, uint64_t stride, uint64_t slots);
+
+/// The (stride, slots) of a view markTaskSlots marked, if `value` is one.
+std::optional<std::pair<int64_t, int64_t>> taskSlotsOf(mlir::Value value);
+
 } // namespace txc
 
 #endif

@@ -35,6 +35,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
@@ -89,6 +91,23 @@ WorkspacePlan planWorkspace(llvm::ArrayRef<WorkspaceBuffer> buffers) {
   }
   plan.totalBytes = llvm::alignTo(plan.totalBytes, kWorkspaceAlignment);
   return plan;
+}
+
+void markTaskSlots(Operation *view, uint64_t stride, uint64_t slots) {
+  Builder b(view->getContext());
+  view->setAttr(kTaskSlotStrideAttr, b.getI64IntegerAttr(int64_t(stride)));
+  view->setAttr(kTaskSlotsAttr, b.getI64IntegerAttr(int64_t(slots)));
+}
+
+std::optional<std::pair<int64_t, int64_t>> taskSlotsOf(Value value) {
+  auto view = value.getDefiningOp<memref::ViewOp>();
+  if (!view)
+    return std::nullopt;
+  auto stride = view->getAttrOfType<IntegerAttr>(kTaskSlotStrideAttr);
+  auto slots = view->getAttrOfType<IntegerAttr>(kTaskSlotsAttr);
+  if (!stride || !slots)
+    return std::nullopt;
+  return std::make_pair(stride.getInt(), slots.getInt());
 }
 
 uint64_t workspaceBytes(ModuleOp module) {
@@ -256,9 +275,11 @@ uint64_t staticBytesOf(MemRefType type, const DataLayout &layout) {
   return bytes;
 }
 
-/// True if a user of `alloc` or of one of its views may keep the buffer
-/// past its own op (mayEscape) or frees it.
-bool mayOutliveItsUsers(memref::AllocOp alloc) {
+/// The users of `alloc` and of its views other than those views, each with
+/// the value (the buffer or a view) it uses.
+SmallVector<std::pair<Operation *, Value>>
+usersThroughViews(memref::AllocOp alloc) {
+  SmallVector<std::pair<Operation *, Value>> users;
   SmallVector<Value> aliases = {alloc.getResult()};
   while (!aliases.empty()) {
     Value value = aliases.pop_back_val();
@@ -266,11 +287,19 @@ bool mayOutliveItsUsers(memref::AllocOp alloc) {
       auto view = dyn_cast<ViewLikeOpInterface>(user);
       if (view && view.getViewSource() == value)
         aliases.append(user->result_begin(), user->result_end());
-      else if (frees(user, value) || mayEscape(user))
-        return true;
+      else
+        users.push_back({user, value});
     }
   }
-  return false;
+  return users;
+}
+
+/// True if a user of `alloc` or of one of its views may keep the buffer
+/// past its own op (mayEscape) or frees it.
+bool mayOutliveItsUsers(memref::AllocOp alloc) {
+  return llvm::any_of(usersThroughViews(alloc), [](auto use) {
+    return frees(use.first, use.second) || mayEscape(use.first);
+  });
 }
 
 /// The largest buffer a bounded allocation becomes (4 MiB): past it, a
@@ -342,7 +371,51 @@ struct WorkspaceBuffers {
   SmallVector<Operation *> staticUsers, dynamicUsers;
   /// For dynamic buffers, `bytes` is that of the static dimensions only.
   SmallVector<WorkspaceBuffer> staticBuffers, dynamicBuffers;
+  /// The static buffers with a copy per task slot (taskSlots): the bytes
+  /// of one copy and the number of copies.
+  llvm::DenseMap<Operation *, std::pair<uint64_t, uint64_t>> slots;
 };
+
+/// Task slots a buffer gets at most, and the bytes of all its slots at
+/// most: a task packs its own panels of B (up to 512 KiB each), and a
+/// matmul's panel loop has a few to a few dozen iterations.
+constexpr uint64_t kMaxTaskSlots = 16;
+constexpr uint64_t kMaxSlottedBytes = uint64_t(8) << 20;
+
+/// The outermost loop marked parallel (txc.parallel) that holds every use
+/// of `alloc` and of its views, if any.
+scf::ForOp parallelLoopOfUses(memref::AllocOp alloc) {
+  SmallVector<std::pair<Operation *, Value>> users = usersThroughViews(alloc);
+  if (users.empty())
+    return {};
+  scf::ForOp outermost;
+  for (auto loop = users.front().first->getParentOfType<scf::ForOp>(); loop;
+       loop = loop->getParentOfType<scf::ForOp>())
+    if (loop->hasAttr(kParallelLoopAttr) &&
+        llvm::all_of(users, [&](auto use) {
+          return loop->isAncestor(use.first);
+        }))
+      outermost = loop;
+  return outermost;
+}
+
+/// How many copies of the static temporary `alloc` (`bytes` long) the
+/// workspace holds: one per task slot when only the iterations of a loop
+/// marked parallel use it (a matmul's packed panel of B, written and read
+/// by each panel's iteration), so that ParallelTasks can run those
+/// iterations as concurrent tasks, task k in slot k, instead of keeping
+/// the loop serial; 1 otherwise. At most the loop's trip count when it is
+/// a constant.
+uint64_t taskSlots(memref::AllocOp alloc, uint64_t bytes) {
+  scf::ForOp loop = parallelLoopOfUses(alloc);
+  if (!loop || bytes == 0)
+    return 1;
+  uint64_t slots = std::min(kMaxTaskSlots, kMaxSlottedBytes / bytes);
+  if (std::optional<int64_t> trips = constantTripCount(
+          loop.getLowerBound(), loop.getUpperBound(), loop.getStep()))
+    slots = std::min(slots, uint64_t(std::max<int64_t>(*trips, 1)));
+  return std::max<uint64_t>(slots, 1);
+}
 
 /// Sorts the top-level allocations and calls of `body` into `buffers`.
 void collectBuffers(Block &body, const DataLayout &layout,
@@ -363,9 +436,17 @@ void collectBuffers(Block &body, const DataLayout &layout,
       if (!isWorkspaceType(alloc) || bytes == 0 ||
           !computableFromArguments(alloc.getDynamicSizes(), body))
         continue;
-      if (std::optional<unsigned> end = lastUse(alloc, body, position))
-        add(alloc, {bytes, position[alloc], *end},
-            alloc.getType().hasStaticShape());
+      std::optional<unsigned> end = lastUse(alloc, body, position);
+      if (!end)
+        continue;
+      bool isStatic = alloc.getType().hasStaticShape();
+      uint64_t slots = isStatic ? taskSlots(alloc, bytes) : 1;
+      // Every slot starts at the workspace's alignment.
+      uint64_t stride = llvm::alignTo(bytes, kWorkspaceAlignment);
+      if (slots > 1)
+        buffers.slots[alloc] = {stride, slots};
+      add(alloc, {slots > 1 ? stride * slots : bytes, position[alloc], *end},
+          isStatic);
     } else if (auto call = dyn_cast<func::CallOp>(op)) {
       // checkCallees made sure the sizes of dynamic ones are computable.
       auto it = callees.find(call.getCallee());
@@ -472,25 +553,26 @@ func::FuncOp createSizeFunction(func::FuncOp function,
 /// Replaces `user` by a view of `workspace` at `offset`: an allocation by
 /// a view of its type, a call gets the view of its callee's workspace
 /// (`bytes` long: a constant or `dynamicBytes`) as its new last operand.
-void replaceByView(OpBuilder &b, Value workspace, Operation *user,
-                   Value offset, uint64_t bytes, Value dynamicBytes) {
+/// Returns the view.
+Operation *replaceByView(OpBuilder &b, Value workspace, Operation *user,
+                         Value offset, uint64_t bytes, Value dynamicBytes) {
   b.setInsertionPoint(user);
   Location loc = user->getLoc();
   if (auto alloc = dyn_cast<memref::AllocOp>(user)) {
-    Value view = b.create<memref::ViewOp>(loc, alloc.getType(), workspace,
-                                          offset, alloc.getDynamicSizes());
-    alloc.replaceAllUsesWith(view);
+    auto view = b.create<memref::ViewOp>(loc, alloc.getType(), workspace,
+                                         offset, alloc.getDynamicSizes());
+    alloc.replaceAllUsesWith(view.getResult());
     alloc.erase();
-    return;
+    return view;
   }
   SmallVector<Value> sizes;
   if (dynamicBytes)
     sizes.push_back(dynamicBytes);
   auto type = MemRefType::get(
       {dynamicBytes ? ShapedType::kDynamic : int64_t(bytes)}, b.getI8Type());
-  Value view =
-      b.create<memref::ViewOp>(loc, type, workspace, offset, sizes);
-  user->insertOperands(user->getNumOperands(), view);
+  auto view = b.create<memref::ViewOp>(loc, type, workspace, offset, sizes);
+  user->insertOperands(user->getNumOperands(), view.getResult());
+  return view;
 }
 
 /// What placeInWorkspace made of a function's workspace: none when both
@@ -542,7 +624,11 @@ PlacedWorkspace placeInWorkspace(func::FuncOp function,
        llvm::zip(buffers.staticUsers, buffers.staticBuffers, plan.offsets)) {
     b.setInsertionPoint(user);
     Value shift = b.create<arith::ConstantIndexOp>(user->getLoc(), offset);
-    replaceByView(b, workspace, user, shift, buffer.bytes, nullptr);
+    auto slotted = buffers.slots.find(user);
+    Operation *view =
+        replaceByView(b, workspace, user, shift, buffer.bytes, nullptr);
+    if (slotted != buffers.slots.end())
+      markTaskSlots(view, slotted->second.first, slotted->second.second);
   }
   for (auto [user, offset, bytes] :
        llvm::zip(buffers.dynamicUsers, layout.offsets, layout.bytes))

@@ -216,3 +216,76 @@ func.func @kernel(%m: memref<?xf32>, %n: index) {
   call @region(%m, %n) : (memref<?xf32>, index) -> ()
   return
 }
+
+// -----
+
+// A workspace temporary with task slots (txc.task_slots, from the
+// Workspace pass) that only the marked loop uses: the loop is launched
+// (a shared temporary would keep it serial), the launcher makes at most 4
+// tasks (grain >= ceil(trips / 4)), task k moves its view by k times the
+// slot's 256 bytes, and the serial loop keeps slot 0. The marks are gone.
+// CHECK-LABEL: func.func @slots(
+// CHECK:         call @slots_task0_launch(
+// CHECK-LABEL: func.func private @slots_task0_launch(
+// CHECK:           %[[MIN:.*]] = arith.ceildivsi %arg2, %c4_i64{{.*}} : i64
+// CHECK-NEXT:      arith.maxsi %{{.*}}, %[[MIN]] : i64
+// CHECK-LABEL: func.func private @slots_task0(
+// CHECK-SAME:    %{{.*}}: !llvm.ptr, %[[K:arg1]]: i64)
+// CHECK:         %[[KI:.*]] = arith.index_cast %[[K]] : i64 to index
+// CHECK-NEXT:    %[[STRIDE:.*]] = arith.constant 256 : index
+// CHECK-NEXT:    %[[OFF:.*]] = arith.muli %[[KI]], %[[STRIDE]] : index
+// CHECK-NEXT:    %[[SHIFT:.*]] = arith.addi %{{.*}}, %[[OFF]] : index
+// CHECK-NEXT:    memref.view %{{.*}}[%[[SHIFT]]][] : memref<1024xi8> to memref<64xf32>
+// CHECK-NOT:     txc.task_slot
+// CHECK-LABEL: func.func private @slots_task0_serial(
+// CHECK:         memref.view %{{.*}}[%c0][] : memref<1024xi8> to memref<64xf32>
+// CHECK-NOT:     txc.task_slot
+func.func @slots(%out: memref<8x64xf32>, %ws: memref<1024xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %f = arith.constant 1.0 : f32
+  %tmp = memref.view %ws[%c0][] {txc.task_slots = 4 : i64, txc.task_slot_stride = 256 : i64} : memref<1024xi8> to memref<64xf32>
+  scf.for %i = %c0 to %c8 step %c1 {
+    scf.for %j = %c0 to %c64 step %c1 {
+      memref.store %f, %tmp[%j] : memref<64xf32>
+    }
+    scf.for %j = %c0 to %c64 step %c1 {
+      %v = memref.load %tmp[%j] : memref<64xf32>
+      memref.store %v, %out[%i, %j] : memref<8x64xf32>
+    }
+  } {txc.parallel}
+  return
+}
+
+// -----
+
+// The same temporary written by a marked loop inside a loop that stays
+// serial (it is not marked) and read after it: the inner loop is launched
+// but its tasks write the serial code's slot 0, whose bytes the loop after
+// it reads: no slot shift, no task limit.
+// CHECK-LABEL: func.func private @inner_slots_task0_launch(
+// CHECK-NOT:     arith.ceildivsi %arg2, %c4_i64
+// CHECK-LABEL: func.func private @inner_slots_task0(
+// CHECK-NOT:     arith.constant 256 : index
+// CHECK:         memref.view %{{.*}}[%c0][] : memref<1024xi8> to memref<64xf32>
+// CHECK-LABEL: func.func private @inner_slots_task0_serial(
+func.func @inner_slots(%out: memref<8x64xf32>, %ws: memref<1024xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %f = arith.constant 1.0 : f32
+  %tmp = memref.view %ws[%c0][] {txc.task_slots = 4 : i64, txc.task_slot_stride = 256 : i64} : memref<1024xi8> to memref<64xf32>
+  scf.for %i = %c0 to %c8 step %c1 {
+    scf.for %j = %c0 to %c64 step %c1 {
+      memref.store %f, %tmp[%j] : memref<64xf32>
+    } {txc.parallel}
+    scf.for %j = %c0 to %c64 step %c1 {
+      %v = memref.load %tmp[%j] : memref<64xf32>
+      memref.store %v, %out[%i, %j] : memref<8x64xf32>
+    }
+  }
+  return
+}
