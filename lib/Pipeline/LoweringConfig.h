@@ -25,7 +25,10 @@
 //                      "small" matmul takes into its tiles.
 //   "convolution"      form = "one_matmul" (per_image, matmul = the config
 //                      of the im2col matmul), "row_matmuls" (filter_tile,
-//                      column_tiles, unit_column_stride), "row_tiles"
+//                      column_tiles, unit_column_stride; flatten_rows: the
+//                      output plane as one flat row with the input's row
+//                      pitch, in blocks of channel_tile input channels,
+//                      0: all), "row_tiles"
 //                      (tile_sizes), "depthwise_taps" (sum = the config of
 //                      the elementwise op that replaces it), "loops".
 //   "row_chain"        row_tile, vector_lanes, vectors_per_step: the root of
@@ -85,6 +88,13 @@ struct TargetTuning {
   int64_t convolutionRowChannels;
   int64_t convolutionRowColumns;
   int64_t convolutionRowMaxElements;
+  /// Flat convolutions (flatten_rows): narrow convolutions with at most
+  /// this many output channels (with more, the im2col matmul was faster:
+  /// docs/performance.md), in blocks of at most convolutionChannelBlock
+  /// input channels, so that a block's filter strip and input rows stay in
+  /// L1.
+  int64_t convolutionFlatMaxFilters;
+  int64_t convolutionChannelBlock;
   /// Depthwise convolutions with at most this many taps become one sum.
   int64_t depthwiseMaxTaps;
 

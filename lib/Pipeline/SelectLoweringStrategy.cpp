@@ -214,9 +214,39 @@ void StrategySelector::selectMatmul(linalg::LinalgOp op) {
 
 //===- Convolutions ------------------------------------------------------===//
 
-/// Convolutions as matmuls: one im2col matmul per image for output rows
-/// narrower than one register tile, else row tiles of matmuls on a packed
-/// filter (TileConvolution.cpp). Null if they do not apply.
+/// The parts of a row of columns: full register tiles of `columns`, then
+/// at most one tile each of half as many, a quarter, ... and 1.
+SmallVector<int64_t> columnTiles(int64_t columns) {
+  SmallVector<int64_t> tiles;
+  for (int64_t cols = columns; cols >= 1; cols /= 2)
+    tiles.push_back(cols);
+  return tiles;
+}
+
+/// Whether the output plane of `op` can be computed as one flat row with
+/// the input's row pitch (flattenRows in TileConvolution.cpp): unit
+/// strides and dilations, an input static but for the batch, a kernel
+/// wider than one tap (a 1x1 convolution's plane is a matrix already).
+bool flattensRows(linalg::Conv2DNchwFchwOp op) {
+  auto ones = [](DenseIntElementsAttr attr) {
+    return llvm::all_of(attr.getValues<int64_t>(),
+                        [](int64_t v) { return v == 1; });
+  };
+  auto inputType = cast<RankedTensorType>(op.getDpsInputs()[0].getType());
+  auto filterType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+  return ones(op.getStrides()) && ones(op.getDilations()) &&
+         filterType.hasStaticShape() &&
+         filterType.getShape()[2] * filterType.getShape()[3] > 1 &&
+         !anyDynamic(inputType.getShape().drop_front());
+}
+
+/// Convolutions as matmuls: for output rows narrower than one register
+/// tile, the output plane as one flat row of register tiles where the
+/// strides allow it and the output channels are few (flatten_rows: at 32
+/// and 64 channels 14x14 the im2col matmul stays scalar, at 128 and more
+/// it was faster than the flat tiles), else one im2col matmul per image;
+/// wider rows as row tiles of matmuls on a packed filter
+/// (TileConvolution.cpp). Null if they do not apply.
 DictionaryAttr
 StrategySelector::convolutionAsMatmulsConfig(linalg::Conv2DNchwFchwOp op) {
   SmallVector<int64_t> sizes =
@@ -227,6 +257,19 @@ StrategySelector::convolutionAsMatmulsConfig(linalg::Conv2DNchwFchwOp op) {
       anyDynamic(ArrayRef(sizes).drop_front(4)) || !allF32(op))
     return {};
   int64_t columns = tuning.convolutionColumnVectors * tuning.lanes(32);
+  int64_t fc = tuning.convolutionFilterTile;
+  if (sizes[3] < columns && sizes[1] % fc == 0 &&
+      sizes[1] <= tuning.convolutionFlatMaxFilters && flattensRows(op)) {
+    // Channel blocks that divide C (the tiles' slices are static).
+    int64_t block = std::min(sizes[4], tuning.convolutionChannelBlock);
+    while (sizes[4] % block != 0)
+      --block;
+    return config("convolution", "row_matmuls",
+                  {integer("filter_tile", fc), array("column_tiles", {columns}),
+                   integer("channel_tile", block == sizes[4] ? 0 : block),
+                   b.getNamedAttr("unit_column_stride", b.getBoolAttr(false)),
+                   b.getNamedAttr("flatten_rows", b.getBoolAttr(true))});
+  }
   if (sizes[3] < columns) {
     SmallVector<NamedAttribute> fields = {
         b.getNamedAttr("per_image", b.getBoolAttr(sizes[0] != 1))};
@@ -241,7 +284,6 @@ StrategySelector::convolutionAsMatmulsConfig(linalg::Conv2DNchwFchwOp op) {
     }
     return config("convolution", "one_matmul", fields);
   }
-  int64_t fc = tuning.convolutionFilterTile;
   if (sizes[1] % fc != 0)
     return {};
   auto strides = llvm::to_vector(op.getStrides().getValues<int64_t>());
@@ -254,11 +296,9 @@ StrategySelector::convolutionAsMatmulsConfig(linalg::Conv2DNchwFchwOp op) {
   if (strided && (dilations[1] != 1 || !filterType.hasStaticShape() ||
                   anyDynamic(inputType.getShape().drop_front())))
     return {};
-  SmallVector<int64_t> columnTiles;
-  for (int64_t cols = columns; cols >= 1; cols /= 2)
-    columnTiles.push_back(cols);
   return config("convolution", "row_matmuls",
-                {integer("filter_tile", fc), array("column_tiles", columnTiles),
+                {integer("filter_tile", fc),
+                 array("column_tiles", columnTiles(columns)),
                  b.getNamedAttr("unit_column_stride", b.getBoolAttr(strided))});
 }
 

@@ -94,49 +94,34 @@ Value sliceOf(OpBuilder &b, Location loc, Value source,
                                           sizeValues, strides);
 }
 
-/// Rewrites one tile of a convolution with unit column stride (one image,
-/// fc output channels, one output row, wc columns, all of C, KH, KW) as
-/// KH*KW matmuls: for each (kh, kw), out[f][w] += sum over c of
-/// packed[f/fc][kh][kw][c][f%fc] * in[c][kh*DH][w + kw*DW], in the tile's
-/// input slice. The matmul (a matmul_transpose_a: the packed filter slice
-/// is [C][fc]) is returned for register tiling; its [fc][wc] accumulator
-/// is the same for all KH*KW steps, so it stays in registers.
-Operation *rewriteConvolutionTile(RewriterBase &rewriter,
-                                  linalg::Conv2DNchwFchwOp conv,
-                                  Value packed, Value firstFilter,
-                                  int64_t fc) {
-  Location loc = conv.getLoc();
-  Value input = conv.getDpsInputs()[0], out = conv.getDpsInits()[0];
-  SmallVector<int64_t> sizes =
-      cast<linalg::LinalgOp>(conv.getOperation()).getStaticLoopRanges();
-  int64_t wc = sizes[3], c = sizes[4], kh = sizes[5], kw = sizes[6];
-  auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
-  rewriter.setInsertionPoint(conv);
+/// The input slice [C][wc] that kernel tap (row, col) of a tile reads.
+using TapSlice =
+    llvm::function_ref<Value(OpBuilder &, Location, Value row, Value col)>;
+
+/// The KH*KW steps of a convolution tile as matmuls on the packed filter:
+/// for each tap (row, col), acc[f][w] += sum over c of
+/// packed[strip][row][col][channel + c][f] * inputSlice(row, col)[c][w],
+/// with the
+/// taps in the convolution's (kh, kw) order. Sets `matmul` to the matmul
+/// (a matmul_transpose_a: the packed filter slice is [C][fc]) for register
+/// tiling and returns the final accumulator; the [fc][wc] accumulator is
+/// the same for all steps, so it stays in registers.
+Value buildTapMatmuls(RewriterBase &rewriter, Location loc, Value acc,
+                      Value packed, OpFoldResult strip, OpFoldResult channel,
+                      int64_t c, int64_t fc, int64_t kh, int64_t kw,
+                      TapSlice inputSlice, Operation *&matmul) {
   OpFoldResult zero = rewriter.getIndexAttr(0);
-  SmallVector<OpFoldResult> outOffsets(4, zero);
-  Value acc =
-      sliceOf(rewriter, loc, out, outOffsets, {1, fc, 1, wc}, {fc, wc});
-  AffineExpr d0 = rewriter.getAffineDimExpr(0);
-  OpFoldResult strip = affine::makeComposedFoldedAffineApply(
-      rewriter, loc, d0.floorDiv(fc), {OpFoldResult(firstFilter)});
   Value lower = rewriter.create<arith::ConstantIndexOp>(loc, 0);
   Value step = rewriter.create<arith::ConstantIndexOp>(loc, 1);
   Value rows = rewriter.create<arith::ConstantIndexOp>(loc, kh);
   Value cols = rewriter.create<arith::ConstantIndexOp>(loc, kw);
-  Operation *matmul = nullptr;
   auto buildStep = [&](OpBuilder &b, Location loc, Value row, Value col,
                        Value stepAcc) {
-    OpFoldResult inRow = affine::makeComposedFoldedAffineApply(
-        b, loc, d0 * dilations[0], {OpFoldResult(row)});
-    OpFoldResult inCol = affine::makeComposedFoldedAffineApply(
-        b, loc, d0 * dilations[1], {OpFoldResult(col)});
-    Value inSlice =
-        sliceOf(b, loc, input, {zero, zero, inRow, inCol}, {1, c, 1, wc},
-                {c, wc});
-    Value filterSlice = sliceOf(b, loc, packed, {strip, row, col, zero, zero},
+    Value filterSlice = sliceOf(b, loc, packed, {strip, row, col, channel, zero},
                                 {1, 1, 1, c, fc}, {c, fc});
     matmul = b.create<linalg::MatmulTransposeAOp>(
-        loc, stepAcc.getType(), ValueRange{filterSlice, inSlice}, stepAcc);
+        loc, stepAcc.getType(),
+        ValueRange{filterSlice, inputSlice(b, loc, row, col)}, stepAcc);
     b.create<scf::YieldOp>(loc, matmul->getResults());
   };
   auto rowLoop = rewriter.create<scf::ForOp>(
@@ -149,12 +134,97 @@ Operation *rewriteConvolutionTile(RewriterBase &rewriter,
             });
         b.create<scf::YieldOp>(loc, colLoop.getResults());
       });
-  SmallVector<OpFoldResult> outSizes =
-      getAsIndexOpFoldResult(rewriter.getContext(), {1, fc, 1, wc});
-  SmallVector<OpFoldResult> unitStrides(4, rewriter.getIndexAttr(1));
-  Value result = rewriter.create<tensor::InsertSliceOp>(
-      loc, rowLoop.getResult(0), out, outOffsets, outSizes, unitStrides);
-  rewriter.replaceOp(conv, result);
+  return rowLoop.getResult(0);
+}
+
+/// The packed filter strip of the output channels from `firstFilter`.
+OpFoldResult filterStrip(RewriterBase &rewriter, Location loc,
+                         Value firstFilter, int64_t fc) {
+  AffineExpr d0 = rewriter.getAffineDimExpr(0);
+  return affine::makeComposedFoldedAffineApply(
+      rewriter, loc, d0.floorDiv(fc), {OpFoldResult(firstFilter)});
+}
+
+/// Replaces the tile `op` by `result` written into the [1][fc](...)[wc]
+/// slice of its init at offset 0 (`rank` dims).
+void replaceByAccumulator(RewriterBase &rewriter, Operation *op, Value result,
+                          ArrayRef<int64_t> sizes) {
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  Value out = linalgOp.getDpsInits()[0];
+  SmallVector<OpFoldResult> offsets(sizes.size(), rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> unitStrides(sizes.size(),
+                                        rewriter.getIndexAttr(1));
+  Value inserted = rewriter.create<tensor::InsertSliceOp>(
+      op->getLoc(), result, out, offsets,
+      getAsIndexOpFoldResult(rewriter.getContext(), sizes), unitStrides);
+  rewriter.replaceOp(op, inserted);
+}
+
+/// Rewrites one tile of a convolution with unit column stride (one image,
+/// fc output channels, one output row, wc columns, all of C, KH, KW) as
+/// KH*KW matmuls (buildTapMatmuls): tap (kh, kw) reads
+/// in[c][kh*DH][w + kw*DW] of the tile's input slice. Returns the matmul.
+Operation *rewriteConvolutionTile(RewriterBase &rewriter,
+                                  linalg::Conv2DNchwFchwOp conv,
+                                  Value packed, Value firstFilter,
+                                  int64_t fc) {
+  Location loc = conv.getLoc();
+  Value input = conv.getDpsInputs()[0], out = conv.getDpsInits()[0];
+  SmallVector<int64_t> sizes =
+      cast<linalg::LinalgOp>(conv.getOperation()).getStaticLoopRanges();
+  int64_t wc = sizes[3], c = sizes[4], kh = sizes[5], kw = sizes[6];
+  auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
+  rewriter.setInsertionPoint(conv);
+  OpFoldResult zero = rewriter.getIndexAttr(0);
+  Value acc = sliceOf(rewriter, loc, out, SmallVector<OpFoldResult>(4, zero),
+                      {1, fc, 1, wc}, {fc, wc});
+  AffineExpr d0 = rewriter.getAffineDimExpr(0);
+  auto inputSlice = [&](OpBuilder &b, Location loc, Value row, Value col) {
+    OpFoldResult inRow = affine::makeComposedFoldedAffineApply(
+        b, loc, d0 * dilations[0], {OpFoldResult(row)});
+    OpFoldResult inCol = affine::makeComposedFoldedAffineApply(
+        b, loc, d0 * dilations[1], {OpFoldResult(col)});
+    return sliceOf(b, loc, input, {zero, zero, inRow, inCol}, {1, c, 1, wc},
+                   {c, wc});
+  };
+  Operation *matmul = nullptr;
+  Value result = buildTapMatmuls(
+      rewriter, loc, acc, packed, filterStrip(rewriter, loc, firstFilter, fc),
+      zero, c, fc, kh, kw, inputSlice, matmul);
+  replaceByAccumulator(rewriter, conv, result, {1, fc, 1, wc});
+  return matmul;
+}
+
+/// Rewrites one tile of a flattened convolution (flattenRows: one image,
+/// fc output channels, wc flat columns, the input channels from
+/// `firstChannel` on) as KH*KW matmuls: tap (kh, kw)
+/// reads the wc contiguous flat input columns kh*Wi + kw on from the
+/// tile's first. Returns the matmul.
+Operation *rewriteFlatTile(RewriterBase &rewriter, linalg::GenericOp tile,
+                           Value packed, Value firstFilter,
+                           OpFoldResult firstChannel, int64_t fc,
+                           int64_t inputWidth) {
+  Location loc = tile.getLoc();
+  Value input = tile.getDpsInputs()[0], out = tile.getDpsInits()[0];
+  // (n, f, p, c, kh, kw)
+  SmallVector<int64_t> sizes = tile.getStaticLoopRanges();
+  int64_t wc = sizes[2], c = sizes[3], kh = sizes[4], kw = sizes[5];
+  rewriter.setInsertionPoint(tile);
+  OpFoldResult zero = rewriter.getIndexAttr(0);
+  Value acc = sliceOf(rewriter, loc, out, SmallVector<OpFoldResult>(3, zero),
+                      {1, fc, wc}, {fc, wc});
+  AffineExpr d0, d1;
+  bindDims(rewriter.getContext(), d0, d1);
+  auto inputSlice = [&](OpBuilder &b, Location loc, Value row, Value col) {
+    OpFoldResult shift = affine::makeComposedFoldedAffineApply(
+        b, loc, d0 * inputWidth + d1, {OpFoldResult(row), OpFoldResult(col)});
+    return sliceOf(b, loc, input, {zero, zero, shift}, {1, c, wc}, {c, wc});
+  };
+  Operation *matmul = nullptr;
+  Value result = buildTapMatmuls(
+      rewriter, loc, acc, packed, filterStrip(rewriter, loc, firstFilter, fc),
+      firstChannel, c, fc, kh, kw, inputSlice, matmul);
+  replaceByAccumulator(rewriter, tile, result, {1, fc, wc});
   return matmul;
 }
 
@@ -312,6 +382,151 @@ void tileConvolutionAsOneMatmul(RewriterBase &rewriter,
   applyMatmulConfig(rewriter, matmul, matmulConfig);
 }
 
+/// `source` padded with zeros: `highs[d]` more elements at the end of dim d.
+Value padHigh(RewriterBase &rewriter, Location loc, Value source,
+                 ArrayRef<int64_t> highs) {
+  auto type = cast<RankedTensorType>(source.getType());
+  SmallVector<OpFoldResult> low(type.getRank(), rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> high;
+  SmallVector<int64_t> shape(type.getShape());
+  for (auto [d, extra] : llvm::enumerate(highs)) {
+    high.push_back(rewriter.getIndexAttr(extra));
+    if (!ShapedType::isDynamic(shape[d]))
+      shape[d] += extra;
+  }
+  Value zero = rewriter.create<arith::ConstantOp>(
+      loc, rewriter.getZeroAttr(type.getElementType()));
+  return rewriter.create<tensor::PadOp>(
+      loc, RankedTensorType::get(shape, type.getElementType()), source, low,
+      high, zero);
+}
+
+/// A stride-1, undilated convolution `op` with an input [N][C][Hi][Wi]
+/// static but for N, computed on its output plane flattened with the
+/// input's row pitch: flat column p = oh*Wi + ow reads flat input column
+/// p + kh*Wi + kw, so the whole plane is one row of columns that register
+/// tiles of `cols` fill (a 14x14 plane: 14 tiles of 16; as rows, 14
+/// columns a row and no full tile). The Wi - OW columns at the end of each
+/// flat row, and the columns up to a multiple of `cols`, are extra work
+/// (1/7 at 14x14, 0.31 at 7x7), computed on zeros and dropped. The flat
+/// input is copied into planes of an odd number of cache lines, long
+/// enough for every column a tile reads: a plane of 256 floats (14x14 with
+/// padding 1) put the C rows of one tile step into 4 of L1's 64 sets.
+/// Returns the flat convolution, a linalg.generic over (n, f, p, c, kh, kw)
+/// into [N][F][L] (the selection checked the form: flattensRows).
+linalg::GenericOp flattenRows(RewriterBase &rewriter,
+                              linalg::Conv2DNchwFchwOp op, int64_t cols) {
+  Value input = op.getDpsInputs()[0], filter = op.getDpsInputs()[1];
+  Value init = op.getDpsInits()[0];
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto outType = cast<RankedTensorType>(init.getType());
+  ArrayRef<int64_t> outShape = outType.getShape();
+  ArrayRef<int64_t> filterShape =
+      cast<RankedTensorType>(filter.getType()).getShape();
+  int64_t inputWidth = inputType.getShape()[3];
+  int64_t plane = inputType.getShape()[2] * inputWidth;
+  int64_t length =
+      llvm::alignTo((outShape[2] - 1) * inputWidth + outShape[3], cols);
+  int64_t reach =
+      length + (filterShape[2] - 1) * inputWidth + filterShape[3] - 1;
+  constexpr int64_t kLineFloats = 16;
+  int64_t lines = llvm::divideCeil(std::max(reach, plane), kLineFloats);
+  int64_t pitch = (lines | 1) * kLineFloats;
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  SmallVector<ReassociationIndices> flatPlane = {{0}, {1}, {2, 3}};
+  Value flatInput = padHigh(
+      rewriter, loc,
+      rewriter.create<tensor::CollapseShapeOp>(loc, input, flatPlane),
+      {0, 0, pitch - plane});
+  // The flat accumulator [N][F][L], a copy of the init with Wi columns a
+  // row, the extra ones zero. A buffer of its own, not a view of the init:
+  // MLIR hoists the accumulators of a tile out of its reduction loops only
+  // from a buffer that no view-like op defines (with a collapse_shape of
+  // the padded init they were loaded and stored on every step: 30 GFLOPS
+  // at 256->256 14x14).
+  int64_t rows = llvm::divideCeil(length, inputWidth);
+  Value padded = padHigh(
+      rewriter, loc, init,
+      {0, 0, rows - outShape[2], inputWidth - outShape[3]});
+  MLIRContext *context = rewriter.getContext();
+  Type element = outType.getElementType();
+  Value flatEmpty = rewriter.create<tensor::EmptyOp>(
+      loc,
+      ArrayRef<OpFoldResult>{tensor::getMixedSize(rewriter, loc, init, 0),
+                             rewriter.getIndexAttr(outShape[1]),
+                             rewriter.getIndexAttr(length)},
+      element);
+  AffineExpr n, f, p, c, r, q;
+  bindDims(context, n, f, p);
+  Value flatAcc =
+      gatherCopy(rewriter, loc, padded, flatEmpty,
+                 AffineMap::get(3, 0,
+                                {n, f, p.floorDiv(inputWidth), p % inputWidth},
+                                context))
+          .getResult(0);
+  bindDims(context, n, f, p, c, r, q);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(6, 0, {n, c, p + r * inputWidth + q}, context),
+      AffineMap::get(6, 0, {f, c, r, q}, context),
+      AffineMap::get(6, 0, {n, f, p}, context)};
+  using utils::IteratorType;
+  SmallVector<IteratorType> iterators = {
+      IteratorType::parallel,  IteratorType::parallel,
+      IteratorType::parallel,  IteratorType::reduction,
+      IteratorType::reduction, IteratorType::reduction};
+  auto flat = rewriter.create<linalg::GenericOp>(
+      loc, TypeRange{flatAcc.getType()}, ValueRange{flatInput, filter},
+      ValueRange{flatAcc}, maps, iterators,
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        Value product = b.create<arith::MulFOp>(loc, args[0], args[1]);
+        b.create<linalg::YieldOp>(
+            loc, ValueRange{b.create<arith::AddFOp>(loc, args[2], product)});
+      });
+  // Back to [N][F][OH][OW] in the init, the extra columns dropped.
+  AffineExpr h, w;
+  bindDims(context, n, f, h, w);
+  Value result =
+      gatherCopy(rewriter, loc, flat.getResult(0), init,
+                 AffineMap::get(4, 0, {n, f, h * inputWidth + w}, context))
+          .getResult(0);
+  rewriter.replaceOp(op, result);
+  return flat;
+}
+
+/// The flat convolution of `op` (flattenRows) in register tiles of
+/// filter_tile channels by column_tiles[0] flat columns, each KH*KW matmul
+/// steps on the packed filter; with a channel_tile, in blocks of that many
+/// input channels, the outermost loop (a reduction: the tiles of a block
+/// add to the accumulators of the block before), so that the filter strip
+/// and the input rows of a block stay in L1 from one tile to the next.
+void tileFlatConvolution(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp op,
+                         Value packed, DictionaryAttr config) {
+  int64_t fc = getInt(config, "filter_tile");
+  int64_t cols = getSizes(config, "column_tiles")[0];
+  int64_t cb = getInt(config, "channel_tile");
+  int64_t inputWidth =
+      cast<RankedTensorType>(op.getDpsInputs()[0].getType()).getShape()[3];
+  linalg::GenericOp flat = flattenRows(rewriter, op, cols);
+  // (n, f, p, c, kh, kw); the channel blocks outermost.
+  SmallVector<int64_t> sizes = {1, fc, cols, cb, 0, 0};
+  SmallVector<int64_t> order = {3, 0, 1, 2, 4, 5};
+  auto tiled = tile(rewriter, flat, sizes, cb ? ArrayRef(order) : ArrayRef<int64_t>());
+  if (failed(tiled))
+    return; // stays whole, lowered to loops
+  unsigned filterLoop = cb ? 2 : 1;
+  Value firstFilter = cast<scf::ForOp>(tiled->loops[filterLoop].getOperation())
+                          .getInductionVar();
+  OpFoldResult firstChannel =
+      cb ? OpFoldResult(
+               cast<scf::ForOp>(tiled->loops[0].getOperation()).getInductionVar())
+         : OpFoldResult(rewriter.getIndexAttr(0));
+  Operation *matmul = rewriteFlatTile(
+      rewriter, cast<linalg::GenericOp>(tiled->tiledOps.back()), packed,
+      firstFilter, firstChannel, fc, inputWidth);
+  tileRegisters(rewriter, matmul, 0, 1, fc, cols);
+}
+
 /// NCHW f32 convolutions with a multiple of filter_tile (4) output channels
 /// (a column stride first rewritten as unit stride by unitColumnStride) run
 /// as matmuls on a packed filter: tiles of one output row by wc columns and
@@ -334,6 +549,10 @@ void tileConvolutionAsMatmuls(RewriterBase &rewriter,
   }
   rewriter.setInsertionPoint(op);
   Value packed = packFilter(rewriter, op.getLoc(), op.getDpsInputs()[1], fc);
+  if (getBool(config, "flatten_rows")) {
+    tileFlatConvolution(rewriter, op, packed, config);
+    return;
+  }
   Operation *rest = op;
   for (int64_t cols : getSizes(config, "column_tiles")) {
     if (!rest)

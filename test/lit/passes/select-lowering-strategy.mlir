@@ -97,17 +97,19 @@ func.func @attention_core(%q: tensor<2x?x16xf32>, %kt: tensor<2x16x?xf32>,
 
 // -----
 
-// Output rows narrower than a register tile (12 < 16 columns with AVX2) make
-// one im2col matmul, [32, 144] x [144, 144], with its own matmul config; with
-// SSE (8 columns) they are row tiles of matmuls. A column stride is
-// rewritten as unit stride first. 6 output channels are no multiple of the
-// 4-channel filter tile: 1-D row tiles. Dynamic image sizes: loops.
+// Output rows narrower than a register tile (12 < 16 columns with AVX2), at
+// unit strides, run the output plane as one flat row of 16-column matmul
+// tiles (flatten_rows; 16 input channels are one channel block); with SSE (8 columns) they are row tiles of matmuls. A
+// column stride is rewritten as unit stride first. 6 output channels are
+// no multiple of the 4-channel filter tile: with AVX2 one im2col matmul,
+// [6, 144] x [144, 144], with its own matmul config; with SSE 1-D row
+// tiles. Dynamic image sizes: loops.
 // CHECK-LABEL: func.func @convolutions
-// AVX2:          linalg.conv_2d_nchw_fchw {{.*}}txc.lowering_config = {form = "one_matmul", matmul = {cache_tile = array<i64: 128, 0>, form = "tiled", pack_min_rows = 16 : i64, register_tile = array<i64: 6, 16>, strategy = "matmul"}, per_image = false, strategy = "convolution"}
+// AVX2:          linalg.conv_2d_nchw_fchw {{.*}}txc.lowering_config = {channel_tile = 0 : i64, column_tiles = array<i64: 16>, filter_tile = 4 : i64, flatten_rows = true, form = "row_matmuls", strategy = "convolution", unit_column_stride = false}
 // SSE:           linalg.conv_2d_nchw_fchw {{.*}}txc.lowering_config = {column_tiles = array<i64: 8, 4, 2, 1>, filter_tile = 4 : i64, form = "row_matmuls", strategy = "convolution", unit_column_stride = false}
 // AVX2:          linalg.conv_2d_nchw_fchw {{.*}}txc.lowering_config = {column_tiles = array<i64: 16, 8, 4, 2, 1>, filter_tile = 4 : i64, form = "row_matmuls", strategy = "convolution", unit_column_stride = true}
 // SSE:           linalg.conv_2d_nchw_fchw {{.*}}txc.lowering_config = {column_tiles = array<i64: 8, 4, 2, 1>, filter_tile = 4 : i64, form = "row_matmuls", strategy = "convolution", unit_column_stride = true}
-// AVX2:          linalg.conv_2d_nchw_fchw {{.*}}form = "one_matmul"
+// AVX2:          linalg.conv_2d_nchw_fchw {{.*}}txc.lowering_config = {form = "one_matmul", matmul = {cache_tile = array<i64: 128, 0>, form = "tiled", pack_min_rows = 16 : i64, register_tile = array<i64: 6, 16>, strategy = "matmul"}, per_image = false, strategy = "convolution"}
 // SSE:           linalg.conv_2d_nchw_fchw {{.*}}txc.lowering_config = {form = "row_tiles", strategy = "convolution", tile_sizes = array<i64: 1, 6, 1, 12, 0, 1, 0>}
 // CHECK:         linalg.conv_2d_nchw_fchw {{.*}}txc.lowering_config = {form = "loops", strategy = "convolution"}
 func.func @convolutions(%x: tensor<1x16x14x14xf32>, %w: tensor<32x16x3x3xf32>,
@@ -130,6 +132,31 @@ func.func @convolutions(%x: tensor<1x16x14x14xf32>, %w: tensor<32x16x3x3xf32>,
       ins(%xd, %ws : tensor<1x16x?x?xf32>, tensor<8x8x3x3xf32>)
       outs(%od : tensor<1x8x?x?xf32>) -> tensor<1x8x?x?xf32>
   return %narrow, %strided, %six, %dynamic : tensor<1x32x12x12xf32>, tensor<1x8x16x16xf32>, tensor<1x6x12x12xf32>, tensor<1x8x?x?xf32>
+}
+
+// -----
+
+// Flat convolutions in blocks of at most 64 input channels that divide C:
+// 64 of 192, 48 of 96. More than 64 output channels: one im2col matmul.
+// CHECK-LABEL: func.func @flat_channel_blocks
+// AVX2:          linalg.conv_2d_nchw_fchw {{.*}}channel_tile = 64 : i64, column_tiles = array<i64: 16>{{.*}}flatten_rows = true
+// AVX2:          linalg.conv_2d_nchw_fchw {{.*}}channel_tile = 48 : i64, column_tiles = array<i64: 16>{{.*}}flatten_rows = true
+// AVX2:          linalg.conv_2d_nchw_fchw {{.*}}form = "one_matmul"
+func.func @flat_channel_blocks(%x: tensor<1x192x9x9xf32>, %w: tensor<8x192x3x3xf32>,
+                               %x2: tensor<1x96x9x9xf32>, %w2: tensor<8x96x3x3xf32>,
+                               %o: tensor<1x8x7x7xf32>, %w3: tensor<68x96x3x3xf32>,
+                               %o3: tensor<1x68x7x7xf32>)
+    -> (tensor<1x8x7x7xf32>, tensor<1x8x7x7xf32>, tensor<1x68x7x7xf32>) {
+  %a = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x192x9x9xf32>, tensor<8x192x3x3xf32>)
+      outs(%o : tensor<1x8x7x7xf32>) -> tensor<1x8x7x7xf32>
+  %b = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x2, %w2 : tensor<1x96x9x9xf32>, tensor<8x96x3x3xf32>)
+      outs(%o : tensor<1x8x7x7xf32>) -> tensor<1x8x7x7xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x2, %w3 : tensor<1x96x9x9xf32>, tensor<68x96x3x3xf32>)
+      outs(%o3 : tensor<1x68x7x7xf32>) -> tensor<1x68x7x7xf32>
+  return %a, %b, %c : tensor<1x8x7x7xf32>, tensor<1x8x7x7xf32>, tensor<1x68x7x7xf32>
 }
 
 // -----

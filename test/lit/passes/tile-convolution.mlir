@@ -43,6 +43,41 @@ func.func @row_matmuls(%x: tensor<1x4x6x38xf32>, %w: tensor<8x4x3x3xf32>,
 
 // -----
 
+// "row_matmuls" with flatten_rows: the 4x4 output plane as one flat row with
+// the input's row pitch (6): 3 * 6 + 4 = 22 columns, rounded up to 24 (3
+// tiles of 8), whose tap (kh, kw) reads the flat input 6 * kh + kw columns
+// on. The flat input is padded to 48 columns (the 38 that the tiles read,
+// in an odd number of 16-float lines); the flat accumulator is a copy of
+// the init padded to 6 columns a row, and its columns go back to the
+// output's 4 a row at the end. Blocks of 2 input channels (channel_tile)
+// are the outermost loop, and the packed filter slice starts at the block.
+// CHECK:       #[[SHIFT_MAP:.*]] = affine_map<(d0, d1) -> (d0 * 6 + d1)>
+// CHECK-LABEL: func.func @flat_rows
+// CHECK:         tensor.pad %{{.*}} low[0, 0, 0] high[0, 0, 12]
+// CHECK:         } : tensor<1x4x36xf32> to tensor<1x4x48xf32>
+// CHECK:         tensor.pad %{{.*}} low[0, 0, 0, 0] high[0, 0, 0, 2]
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<1x8x4x6xf32>) outs(%{{.*}} : tensor<1x8x24xf32>)
+// CHECK:         scf.for %[[C:.*]] = %c0 to %c4 step %c2
+// CHECK:           scf.for {{.*}} to %c8 step %c4
+// CHECK:             scf.for {{.*}} to %c24 step %c8
+// CHECK:               tensor.extract_slice %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[C]], 0] [1, 1, 1, 2, 4] {{.*}} to tensor<2x4xf32>
+// CHECK:               %[[SHIFT:.*]] = affine.apply #[[SHIFT_MAP]](%{{.*}}, %{{.*}})
+// CHECK:               tensor.extract_slice %{{.*}}[0, 0, %[[SHIFT]]] [1, 2, 8] [1, 1, 1] : tensor<1x2x22xf32> to tensor<2x8xf32>
+// CHECK:               linalg.matmul_transpose_a ins({{.*}} : tensor<1x4xf32>, tensor<1x8xf32>) outs({{.*}} : tensor<4x8xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<1x8x24xf32>) outs(%{{.*}} : tensor<1x8x4x4xf32>)
+// CHECK-NOT:     linalg.conv_2d_nchw_fchw
+func.func @flat_rows(%x: tensor<1x4x6x6xf32>, %w: tensor<8x4x3x3xf32>,
+                     %o: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>,
+      txc.lowering_config = {strategy = "convolution", form = "row_matmuls", filter_tile = 4 : i64,
+        column_tiles = array<i64: 8>, channel_tile = 2 : i64, unit_column_stride = false, flatten_rows = true}}
+      ins(%x, %w : tensor<1x4x6x6xf32>, tensor<8x4x3x3xf32>)
+      outs(%o : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  return %c : tensor<1x8x4x4xf32>
+}
+
+// -----
+
 // "row_tiles": tiles of one output row, 2 channels, 4 columns and one kernel
 // row, which become 1-D convolutions.
 // CHECK-LABEL: func.func @row_tiles
