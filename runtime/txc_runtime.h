@@ -71,11 +71,14 @@ typedef struct txc_status {
   int64_t expected_min; /* expected value, or lower bound of a range */
   int64_t expected_max; /* upper bound of a range (== expected_min if none) */
   int64_t actual;       /* the value the call had */
+  int32_t variant;      /* the code that ran: 0 the generic code, a variant's
+                           id (<P>_VARIANT_*), -1 none (a guard failed) */
+  int32_t reserved;     /* not written */
 } txc_status;
 
 /* Layout checks (C99 has no static_assert). */
 typedef char txc_check_tensor_layout[(sizeof(txc_tensor) == 88) ? 1 : -1];
-typedef char txc_check_status_layout[(sizeof(txc_status) == 48) ? 1 : -1];
+typedef char txc_check_status_layout[(sizeof(txc_status) == 56) ? 1 : -1];
 
 #elif TXC_ABI_VERSION != 1
 #error "headers of different txc ABI versions are included together"

@@ -133,7 +133,7 @@ private:
 /* What a call reports: TXC_OK, or the failed guard's status and message. */
 class Status {
 public:
-  Status() { status_.code = TXC_OK; status_.guard = -1; }
+  Status() { status_.code = TXC_OK; status_.guard = -1; status_.variant = 0; }
   Status(const txc_status &status, std::string message)
       : status_(status), message_(std::move(message)) {}
 
@@ -142,6 +142,9 @@ public:
   std::int32_t code() const { return status_.code; }
   /* The failed guard's id (the manifest's "guards"), or -1. */
   std::int32_t guard() const { return status_.guard; }
+  /* The code that ran: 0 the generic code, a variant's id
+     (<P>_VARIANT_*), -1 none (docs/specialization.md). */
+  std::int32_t variant() const { return status_.variant; }
   /* The message of <p>_error_message: "" when ok. */
   const std::string &message() const { return message_; }
   const txc_status &raw() const { return status_; }

@@ -1,6 +1,7 @@
 //===- Contract.cpp - Guards from a verified program, and their meaning ---===//
 #include "txc/Analysis/Contract.h"
 #include "txc/Analysis/ShapeOpAttrs.h"
+#include "txc/Analysis/Specialization.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -693,6 +694,8 @@ CallResult txc::evaluateGuards(const Contract &contract,
       shape.push_back(evaluate64(dim, symbols));
     result.outputShapes.push_back(std::move(shape));
   }
+  // The code the object runs for these symbols (the dispatcher's choice).
+  result.status.variant = chooseVariant(contract.variants, symbols);
   return result;
 }
 

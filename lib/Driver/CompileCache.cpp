@@ -65,6 +65,9 @@ std::string txc::cacheKeyMaterial(const CacheKeyInputs &in) {
   text += "features " + in.target.features + "\n";
   text += "entry-prefix " + in.entryPrefix + "\n";
   text += std::string("regions ") + (in.cutRegions ? "auto" : "one") + "\n";
+  // Only with variants, so that the keys of other compiles stay the same.
+  for (const std::string &variant : in.specializations)
+    text += "specialize " + variant + "\n";
   return text;
 }
 

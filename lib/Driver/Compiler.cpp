@@ -2,6 +2,7 @@
 #include "txc/Driver/Compiler.h"
 
 #include "txc/Conversion/ProgramToMLIR.h"
+#include "txc/Analysis/Specialization.h"
 #include "txc/Pipeline/Workspace.h"
 #include "txc/Target/AbiEmitter.h"
 #include "txc/Target/Imports.h"
@@ -18,6 +19,7 @@
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -230,6 +232,18 @@ Compiler::lowerToMLIR(const CheckedProgram &checked, MLIRStage last,
   return module;
 }
 
+/// Whether `function` is one of the region functions of `contract`
+/// (`<prefix>_region<k>`).
+static bool isRegionFunction(const llvm::Function &function,
+                             const Contract &contract) {
+  std::string prefix = regionFunctionName(contract, 0);
+  prefix.pop_back();
+  llvm::StringRef name = function.getName();
+  unsigned index;
+  return name.consume_front(prefix) && !name.getAsInteger(10, index) &&
+         function.getName() == regionFunctionName(contract, index);
+}
+
 /// The roots of the LLVM partitions (optimizeInPartitions): the region
 /// functions (`<prefix>_region<k>`), the entry points' out-of-line, cold
 /// guard reporting functions, and the entry points. None of them is
@@ -238,16 +252,15 @@ Compiler::lowerToMLIR(const CheckedProgram &checked, MLIRStage last,
 /// call in a module optimized whole too), so splitting them inlines
 /// nothing less; the kernel goes with the first entry point that calls it.
 static std::vector<std::string>
-partitionRoots(const llvm::Module &module, const Contract &contract) {
-  std::string prefix = regionFunctionName(contract, 0);
-  prefix.pop_back();
+partitionRoots(const llvm::Module &module, const CheckedProgram &checked) {
   std::vector<std::string> names;
   for (const llvm::Function &function : module) {
-    llvm::StringRef name = function.getName();
-    unsigned index;
-    bool region = name.consume_front(prefix) &&
-                  !name.getAsInteger(10, index) &&
-                  function.getName() == regionFunctionName(contract, index);
+    // The variants' regions are roots too: they are as large as the
+    // generic ones.
+    bool region = isRegionFunction(function, checked.contract) ||
+                  llvm::any_of(checked.variants, [&](const auto &variant) {
+                    return isRegionFunction(function, variant->contract);
+                  });
     bool coldGuards = function.hasLocalLinkage() &&
                       function.hasFnAttribute(llvm::Attribute::NoInline) &&
                       function.hasFnAttribute(llvm::Attribute::Cold);
@@ -258,9 +271,66 @@ partitionRoots(const llvm::Module &module, const Contract &contract) {
   return names;
 }
 
-CodegenPartitions Compiler::codegenPartitions(const llvm::Module &module,
-                                              const Contract &contract) const {
-  return {partitionRoots(module, contract), threads.get()};
+CodegenPartitions
+Compiler::codegenPartitions(const llvm::Module &module,
+                            const CheckedProgram &checked) const {
+  return {partitionRoots(module, checked), threads.get()};
+}
+
+std::unique_ptr<llvm::Module> Compiler::translateChecked(
+    const CheckedProgram &checked, llvm::LLVMContext &llvmContext,
+    llvm::TargetMachine &machine, const PipelineOptions &options,
+    DiagnosticEngine &diags, mlir::TimingScope &timing,
+    WorkspaceSize &workspace) {
+  const Program &program = *checked.program;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      lowerToMLIR(checked, MLIRStage::LLVM, options, diags, timing);
+  if (!module)
+    return nullptr;
+  workspace = workspaceSize(*module);
+  // Translation may report MLIR diagnostics too.
+  DiagnosticRouter router(*context, diags);
+  std::string sourceName = llvm::sys::path::filename(program.file).str();
+  mlir::TimingScope translate = timing.nest("translate-to-llvm-ir");
+  auto translated = translateToLLVMIR(*module, llvmContext, machine, sourceName);
+  if (!translated) {
+    diags.error(DiagCategory::Internal, "internal", program.file, Loc(),
+                llvm::toString(translated.takeError()));
+    return nullptr;
+  }
+  return std::move(*translated);
+}
+
+/// Compiles the variants of `checked` and links their kernels into
+/// `module`; their workspaces go to `variants`. Their functions are named
+/// by their own entry prefixes, so nothing clashes but the private
+/// constants, which the linker renames.
+bool Compiler::linkVariants(const CheckedProgram &checked, llvm::Module &module,
+                            llvm::TargetMachine &machine,
+                            const PipelineOptions &options,
+                            DiagnosticEngine &diags, mlir::TimingScope &timing,
+                            std::vector<VariantKernel> &variants) {
+  for (size_t i = 0; i < checked.variants.size(); ++i) {
+    const CheckedProgram &variant = *checked.variants[i];
+    mlir::TimingScope scope = timing.nest("variant-" + std::to_string(i + 1));
+    VariantKernel kernel;
+    kernel.variant = &checked.contract.variants[i];
+    kernel.kernelName = kernelFunctionName(variant.contract);
+    std::unique_ptr<llvm::Module> variantModule =
+        translateChecked(variant, module.getContext(), machine, options, diags,
+                         scope, kernel.workspace);
+    if (!variantModule)
+      return false;
+    if (llvm::Linker::linkModules(module, std::move(variantModule))) {
+      diags.error(DiagCategory::Internal, "internal", checked.program->file,
+                  Loc(),
+                  "internal compiler error: cannot link the code of variant " +
+                      kernel.variant->text(checked.contract));
+      return false;
+    }
+    variants.push_back(std::move(kernel));
+  }
+  return true;
 }
 
 std::unique_ptr<llvm::Module> Compiler::buildLLVMModule(
@@ -270,34 +340,31 @@ std::unique_ptr<llvm::Module> Compiler::buildLLVMModule(
     const WeightsPlan &weights, WorkspaceSize *workspaceOut) {
   const Program &program = *checked.program;
   const Contract &contract = checked.contract;
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      lowerToMLIR(checked, MLIRStage::LLVM, options, diags, timing);
-  if (!module)
+  WorkspaceSize workspace;
+  std::unique_ptr<llvm::Module> llvmModule = translateChecked(
+      checked, llvmContext, machine, options, diags, timing, workspace);
+  if (!llvmModule)
     return nullptr;
-  WorkspaceSize workspace = workspaceSize(*module);
-  if (workspaceOut)
+  std::vector<VariantKernel> variants;
+  if (!linkVariants(checked, *llvmModule, machine, options, diags, timing,
+                    variants))
+    return nullptr;
+  if (workspaceOut) {
+    // What the header and manifest promise: a caller's workspace of the
+    // static bytes is large enough for every variant whose size does not
+    // depend on the symbols (<p>_workspace_size tells the chosen one's).
     *workspaceOut = workspace;
-
-  // Translation may report MLIR diagnostics too.
-  DiagnosticRouter router(*context, diags);
-  std::string sourceName = llvm::sys::path::filename(program.file).str();
-  std::unique_ptr<llvm::Module> llvmModule;
-  {
-    mlir::TimingScope translate = timing.nest("translate-to-llvm-ir");
-    auto translated =
-        translateToLLVMIR(*module, llvmContext, machine, sourceName);
-    if (!translated) {
-      diags.error(DiagCategory::Internal, "internal", program.file, Loc(),
-                  llvm::toString(translated.takeError()));
-      return nullptr;
+    for (const VariantKernel &variant : variants) {
+      workspaceOut->staticBytes =
+          std::max(workspaceOut->staticBytes, variant.workspace.staticBytes);
+      workspaceOut->dynamic |= variant.workspace.dynamic;
     }
-    llvmModule = std::move(*translated);
   }
   {
     mlir::TimingScope abi = timing.nest("abi-entry-points");
     if (llvm::Error err = emitAbiEntryPoints(
             *llvmModule, contract, kernelFunctionName(contract), &weights,
-            workspace)) {
+            workspace, variants)) {
       diags.error(DiagCategory::Internal, "internal", program.file, Loc(),
                   llvm::toString(std::move(err)));
       return nullptr;
@@ -305,7 +372,7 @@ std::unique_ptr<llvm::Module> Compiler::buildLLVMModule(
   }
   {
     mlir::TimingScope optimize = timing.nest("llvm-optimize");
-    std::vector<std::string> roots = partitionRoots(*llvmModule, contract);
+    std::vector<std::string> roots = partitionRoots(*llvmModule, checked);
     auto optimized = optimizeInPartitions(std::move(llvmModule), roots,
                                           machine, options.optLevel,
                                           threads.get(), optimize);
@@ -339,7 +406,7 @@ Compiler::compileObject(const CheckedProgram &checked, const TargetSpec &spec,
       checked, llvmContext, **machine, options, diags, timing, weights);
   if (!module)
     return std::nullopt;
-  CodegenPartitions partitions = codegenPartitions(*module, checked.contract);
+  CodegenPartitions partitions = codegenPartitions(*module, checked);
   return generateCode(*module, **machine, MachineCodeKind::Object,
                       checked.program->file, diags, &weights,
                       /*imports=*/nullptr, &partitions);

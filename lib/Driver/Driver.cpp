@@ -7,6 +7,7 @@
 #include "txc/Driver/TimeReport.h"
 
 #include "txc/Analysis/Regions.h"
+#include "txc/Analysis/Specialization.h"
 #include "txc/Analysis/Verifier.h"
 #include "txc/Frontend/ProgramReader.h"
 #include "txc/Pipeline/Workspace.h"
@@ -98,10 +99,59 @@ workspaceSizeAfter(Compiler &compiler, const CheckedProgram &checked,
   return workspaceSize(*bufferized);
 }
 
+/// The variant `variant` of `generic`: the program read again (a Program
+/// cannot be copied), verified, its symbols bound; the contract bound the
+/// same way. Null after reporting.
+static std::unique_ptr<CheckedProgram>
+loadVariant(llvm::StringRef path, const CheckedProgram &generic,
+            const ContractVariant &variant, const ReaderOptions &reader,
+            DiagnosticEngine &diags) {
+  // The program was read and verified once: its diagnostics (warnings) are
+  // not repeated per variant.
+  DiagnosticEngine again;
+  auto result = std::make_unique<CheckedProgram>();
+  result->program = readProgramFile(path, again, reader);
+  if (!result->program || !verifyProgram(*result->program, again) ||
+      result->program->sha256 != generic.program->sha256) {
+    diags.error(DiagCategory::IO, "io-read", path, Loc(),
+                "the program file changed while it was compiled");
+    return nullptr;
+  }
+  bindProgramSymbols(*result->program, variant.bindings);
+  result->contract = bindVariant(generic.contract, variant,
+                                 variantPrefix(generic.contract, variant));
+  return result;
+}
+
+/// Parses --specialize into the contract's variants and loads each.
+static bool loadVariants(llvm::StringRef path,
+                         llvm::ArrayRef<std::string> specializations,
+                         const ReaderOptions &reader, CheckedProgram &checked,
+                         DiagnosticEngine &diags) {
+  auto variants =
+      parseSpecializations(specializations, checked.contract, diags);
+  if (!variants)
+    return false;
+  if (!variants->empty() && path == kStdioPath) {
+    diags.error(DiagCategory::Usage, "usage", "", Loc(),
+                "--specialize needs a program file, not standard input");
+    return false;
+  }
+  checked.contract.variants = std::move(*variants);
+  for (const ContractVariant &variant : checked.contract.variants) {
+    auto loaded = loadVariant(path, checked, variant, reader, diags);
+    if (!loaded)
+      return false;
+    checked.variants.push_back(std::move(loaded));
+  }
+  return true;
+}
+
 static std::unique_ptr<CheckedProgram>
 loadProgramTimed(llvm::StringRef path, llvm::StringRef entryPrefix,
                  const ReaderOptions &reader, DiagnosticEngine &diags,
-                 mlir::TimingScope &timing) {
+                 mlir::TimingScope &timing,
+                 llvm::ArrayRef<std::string> specializations = {}) {
   if (!entryPrefix.empty() && !isValidIdentifier(entryPrefix)) {
     diags.error(DiagCategory::Usage, "usage", "", Loc(),
                 "--entry-prefix '" + entryPrefix +
@@ -125,16 +175,23 @@ loadProgramTimed(llvm::StringRef path, llvm::StringRef entryPrefix,
   if (!contract)
     return nullptr;
   result->contract = std::move(*contract);
+  contractTimer.stop();
+  if (specializations.empty())
+    return result;
+  mlir::TimingScope variantsTimer = timing.nest("variants");
+  if (!loadVariants(path, specializations, reader, *result, diags))
+    return nullptr;
   return result;
 }
 
-std::unique_ptr<CheckedProgram> txc::loadProgram(llvm::StringRef path,
-                                                 llvm::StringRef entryPrefix,
-                                                 DiagnosticEngine &diags,
-                                                 const ReaderOptions &reader) {
+std::unique_ptr<CheckedProgram>
+txc::loadProgram(llvm::StringRef path, llvm::StringRef entryPrefix,
+                 DiagnosticEngine &diags, const ReaderOptions &reader,
+                 llvm::ArrayRef<std::string> specializations) {
   mlir::DefaultTimingManager timing;
   mlir::TimingScope root = timing.getRootScope();
-  return loadProgramTimed(path, entryPrefix, reader, diags, root);
+  return loadProgramTimed(path, entryPrefix, reader, diags, root,
+                          specializations);
 }
 
 int txc::runCheck(llvm::StringRef programPath, DiagnosticEngine &diags,
@@ -371,6 +428,8 @@ openCompileCache(const CompileOptions &options, const CheckedProgram &checked,
   key.target = spec;
   key.entryPrefix = checked.contract.entryPrefix;
   key.cutRegions = options.cutRegions;
+  for (const ContractVariant &variant : checked.contract.variants)
+    key.specializations.push_back(variant.text(checked.contract));
   return std::make_pair(std::move(*cache), cacheKey(key));
 }
 
@@ -523,8 +582,9 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   mlir::TimingScope frontend = root.nest("frontend");
   ReaderOptions reader;
   reader.allowedWeightDirs = options.allowedWeightDirs;
-  std::unique_ptr<CheckedProgram> checked = loadProgramTimed(
-      options.programPath, options.entryPrefix, reader, diags, frontend);
+  std::unique_ptr<CheckedProgram> checked =
+      loadProgramTimed(options.programPath, options.entryPrefix, reader, diags,
+                       frontend, options.specializations);
   frontend.stop();
   if (!checked)
     return diags.exitCode();
@@ -648,7 +708,7 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
       }
       std::vector<std::string> imports;
       CodegenPartitions partitions =
-          compiler.codegenPartitions(*llvmModule, contract);
+          compiler.codegenPartitions(*llvmModule, *checked);
       if (!emitObjectFile(*llvmModule, **machine, program, weights, partitions,
                           codegen, **streamed, imports, diags))
         return diags.exitCode();
@@ -659,7 +719,7 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
       bool object = options.emit == EmitKind::Object;
       std::vector<std::string> imports;
       CodegenPartitions partitions =
-          compiler.codegenPartitions(*llvmModule, contract);
+          compiler.codegenPartitions(*llvmModule, *checked);
       auto code = generateCode(
           *llvmModule, **machine,
           object ? MachineCodeKind::Object : MachineCodeKind::Assembly,

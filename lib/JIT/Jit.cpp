@@ -36,6 +36,7 @@ static_assert(sizeof(AbiTensor) == AbiLayout::kTensorSize);
 struct AbiStatus {
   int32_t code, guard, tensorKind, tensorIndex, dim, symbol;
   int64_t expectedMin, expectedMax, actual;
+  int32_t variant, reserved;
 };
 static_assert(offsetof(AbiStatus, guard) == AbiLayout::kStatusGuard);
 static_assert(offsetof(AbiStatus, tensorKind) == AbiLayout::kStatusTensorKind);
@@ -48,6 +49,7 @@ static_assert(offsetof(AbiStatus, expectedMin) ==
 static_assert(offsetof(AbiStatus, expectedMax) ==
               AbiLayout::kStatusExpectedMax);
 static_assert(offsetof(AbiStatus, actual) == AbiLayout::kStatusActual);
+static_assert(offsetof(AbiStatus, variant) == AbiLayout::kStatusVariant);
 static_assert(sizeof(AbiStatus) == AbiLayout::kStatusSize);
 
 CallStatus toCallStatus(const AbiStatus &s) {
@@ -61,6 +63,7 @@ CallStatus toCallStatus(const AbiStatus &s) {
   status.expectedMin = s.expectedMin;
   status.expectedMax = s.expectedMax;
   status.actual = s.actual;
+  status.variant = s.variant;
   return status;
 }
 

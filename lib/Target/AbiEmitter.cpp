@@ -13,6 +13,7 @@
 #include "GuardInterpreter.h"
 #include "IRExprOps.h"
 #include "RunOptionsEmitter.h"
+#include "txc/Analysis/Specialization.h"
 #include "txc/Pipeline/Workspace.h"
 #include "txc/Target/GuardTable.h"
 #include "txc/Target/Weights.h"
@@ -61,18 +62,38 @@ enum class WorkspaceSource {
   Malloc, ///< allocated after the guards passed, freed before returning
 };
 
-class EntryPointEmitter {
-public:
-  EntryPointEmitter(Module &module, const Contract &contract, Function *kernel,
-                    const WeightsPlan *weights, WorkspaceSize workspace)
-      : module(module), context(module.getContext()), contract(contract),
-        kernel(kernel), weights(weights),
-        workspaceBytes(workspace.staticBytes),
+/// One kernel an entry point may call: the generic one or a variant's.
+struct KernelCode {
+  Function *kernel = nullptr;
+  /// The workspace's static part; with a size function, the whole size
+  /// depends on the symbols.
+  uint64_t workspaceBytes = 0;
+  Function *workspaceSizeFunction = nullptr;
+  /// Null for the generic kernel.
+  const ContractVariant *variant = nullptr;
+
+  KernelCode(Module &module, Function *kernel, WorkspaceSize workspace,
+             const ContractVariant *variant)
+      : kernel(kernel), workspaceBytes(workspace.staticBytes),
         workspaceSizeFunction(
             workspace.dynamic
-                ? module.getFunction((kernel->getName() + ".workspace_size")
-                                         .str())
+                ? module.getFunction(
+                      (kernel->getName() + ".workspace_size").str())
                 : nullptr),
+        variant(variant) {}
+  bool needsWorkspace() const {
+    return workspaceBytes || workspaceSizeFunction;
+  }
+};
+
+class EntryPointEmitter {
+public:
+  EntryPointEmitter(Module &module, const Contract &contract,
+                    ArrayRef<KernelCode> kernels, const WeightsPlan *weights)
+      : module(module), context(module.getContext()), contract(contract),
+        kernels(kernels), kernel(kernels[0].kernel), weights(weights),
+        workspaceBytes(kernels[0].workspaceBytes),
+        workspaceSizeFunction(kernels[0].workspaceSizeFunction),
         i32(Type::getInt32Ty(context)), i64(Type::getInt64Ty(context)),
         i128(Type::getIntNTy(context, 128)),
         ptr(PointerType::getUnqual(context)), table(buildGuardTable(contract)) {
@@ -90,7 +111,24 @@ private:
   struct CallState {
     SmallVector<Value *> symbols;
     SmallVector<Value *> inputBytes, outputBytes;
+    /// With variants: the index in `kernels` of the code the call takes
+    /// (its variant id, 0 for the generic code), once the guards passed.
+    Value *variant = nullptr;
   };
+
+  /// Whether the entry points choose among several kernels.
+  bool dispatches() const { return kernels.size() > 1; }
+  /// Whether the size of the caller's workspace can only be checked after
+  /// the guards: it depends on the symbols or on the variant.
+  bool sizeAfterGuards() const {
+    return workspaceSizeFunction || dispatches();
+  }
+  /// Sets state.variant: the first variant in dispatch order whose bound
+  /// symbols have their values, else the generic code.
+  void chooseVariant(IRBuilder<> &b, CallState &state);
+  /// Calls kernels[index] with `args` (and the workspace's, if it has one).
+  void callKernelCode(IRBuilder<> &b, const KernelCode &code,
+                      ArrayRef<Value *> args, ArrayRef<Value *> workspaceArgs);
 
   /// An entry point with the arguments of <p>_run, and the workspace's
   /// after them if `withWorkspace`.
@@ -168,7 +206,9 @@ private:
   void emitEntryPoint(StringRef name, bool checkOutputs, bool runKernel,
                       WorkspaceSource source = WorkspaceSource::None);
   void writeOutputShapes(IRBuilder<> &b, Value *outputs, CallState &state);
-  void writeSuccess(IRBuilder<> &b, Value *status);
+  /// Success, with the variant the call took (or would take): state.variant,
+  /// or null for the generic code.
+  void writeSuccess(IRBuilder<> &b, Value *status, Value *variant);
   /// Calls the kernel; returns its status buffer ([2 x i64]: failed guard
   /// id or -1, offending value) when the contract has data-dependent guards.
   /// `blob` is the caller's weights blob (external weights) or null;
@@ -207,10 +247,12 @@ private:
   Module &module;
   LLVMContext &context;
   const Contract &contract;
+  /// The generic kernel first, then the variants' by id.
+  ArrayRef<KernelCode> kernels;
   Function *kernel;
   const WeightsPlan *weights;
-  /// The workspace's static part; with a size function, the whole size
-  /// depends on the symbols.
+  /// The generic kernel's workspace: its static part; with a size
+  /// function, the whole size depends on the symbols.
   uint64_t workspaceBytes;
   Function *workspaceSizeFunction;
   Type *i32, *i64, *i128;
@@ -268,6 +310,7 @@ FailExit EntryPointEmitter::createFailExit(Function *function, Value *status) {
   put(exit.expectedMin, AbiLayout::kStatusExpectedMin);
   put(exit.expectedMax, AbiLayout::kStatusExpectedMax);
   put(exit.actual, AbiLayout::kStatusActual);
+  put(c32(-1), AbiLayout::kStatusVariant); // no code ran
   b.CreateBr(done);
   b.SetInsertPoint(done);
   b.CreateRet(exit.code);
@@ -482,7 +525,8 @@ void EntryPointEmitter::writeOutputShapes(IRBuilder<> &b, Value *outputs,
   }
 }
 
-void EntryPointEmitter::writeSuccess(IRBuilder<> &b, Value *status) {
+void EntryPointEmitter::writeSuccess(IRBuilder<> &b, Value *status,
+                                     Value *variant) {
   BasicBlock *store = BasicBlock::Create(context, "status.ok",
                                          b.GetInsertBlock()->getParent());
   BasicBlock *done = BasicBlock::Create(context, "return",
@@ -491,6 +535,8 @@ void EntryPointEmitter::writeSuccess(IRBuilder<> &b, Value *status) {
   b.SetInsertPoint(store);
   b.CreateStore(c32(0), field(b, status, AbiLayout::kStatusCode));
   b.CreateStore(c32(-1), field(b, status, AbiLayout::kStatusGuard));
+  b.CreateStore(variant ? variant : c32(0),
+                field(b, status, AbiLayout::kStatusVariant));
   b.CreateBr(done);
   b.SetInsertPoint(done);
   b.CreateRet(c32(0));
@@ -580,12 +626,61 @@ Value *EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
   for (unsigned o = 0; o < contract.outputs.size(); ++o)
     addMemRef(outputs, o, contract.outputs[o].type);
   // The workspace, memref<Nxi8>, comes last.
+  SmallVector<Value *> workspaceArgs;
   if (workspace)
-    args.append({workspace, workspace, c64(0),
-                 workspaceSize ? workspaceSize : c64(int64_t(workspaceBytes)),
-                 c64(1)});
-  b.CreateCall(kernel->getFunctionType(), kernel, args);
+    workspaceArgs = {workspace, workspace, c64(0),
+                     workspaceSize ? workspaceSize
+                                   : c64(int64_t(workspaceBytes)),
+                     c64(1)};
+  if (!dispatches()) {
+    callKernelCode(b, kernels[0], args, workspaceArgs);
+    return kernelStatus;
+  }
+  Function *function = b.GetInsertBlock()->getParent();
+  BasicBlock *done = BasicBlock::Create(context, "kernel.done", function);
+  SwitchInst *dispatch = b.CreateSwitch(state.variant, done, kernels.size());
+  for (const KernelCode &code : kernels) {
+    BasicBlock *call = BasicBlock::Create(
+        context, code.variant ? "variant" + Twine(code.variant->id) : "generic",
+        function);
+    dispatch->addCase(
+        cast<ConstantInt>(c32(code.variant ? code.variant->id : 0)), call);
+    IRBuilder<> cb(call);
+    callKernelCode(cb, code, args, workspaceArgs);
+    cb.CreateBr(done);
+  }
+  b.SetInsertPoint(done);
   return kernelStatus;
+}
+
+void EntryPointEmitter::callKernelCode(IRBuilder<> &b, const KernelCode &code,
+                                       ArrayRef<Value *> args,
+                                       ArrayRef<Value *> workspaceArgs) {
+  SmallVector<Value *> all(args);
+  // A variant may need no workspace where another does.
+  if (code.needsWorkspace())
+    all.append(workspaceArgs.begin(), workspaceArgs.end());
+  b.CreateCall(code.kernel->getFunctionType(), code.kernel, all);
+}
+
+void EntryPointEmitter::chooseVariant(IRBuilder<> &b, CallState &state) {
+  if (!dispatches())
+    return;
+  // Tried from the least to the most specific, each overriding the last:
+  // the most specific match wins, as dispatchOrder says.
+  std::vector<const ContractVariant *> order =
+      dispatchOrder(contract.variants);
+  Value *chosen = c32(0);
+  for (const ContractVariant *variant : llvm::reverse(order)) {
+    Value *matches = b.getTrue();
+    for (const SymbolBinding &binding : variant->bindings)
+      matches = b.CreateAnd(
+          matches,
+          b.CreateICmpEQ(state.symbols[binding.symbol], c64(binding.value)));
+    chosen = b.CreateSelect(matches, c32(variant->id), chosen);
+  }
+  state.variant = chosen;
+  state.variant->setName("variant");
 }
 
 void EntryPointEmitter::checkKernelStatus(IRBuilder<> &b, FailExit &exit,
@@ -682,6 +777,7 @@ void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
   else
     emitTableGuards(b, args, checkOutputs, state, passed);
   b.SetInsertPoint(passed);
+  chooseVariant(b, state);
   // A failed allocation, like a failed guard, leaves the outputs alone.
   Value *allocation = nullptr, *workspaceSize = nullptr;
   if (source != WorkspaceSource::None)
@@ -703,7 +799,7 @@ void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
       checkKernelStatus(b, exit, kernelStatus, state);
     }
   }
-  writeSuccess(b, status);
+  writeSuccess(b, status, state.variant);
 }
 
 void EntryPointEmitter::emitInlineGuards(IRBuilder<> &b, ArrayRef<Value *> args,
@@ -751,7 +847,8 @@ void EntryPointEmitter::emitRun() {
   std::string run =
       external ? runWithWeightsSymbol(contract) : contract.runSymbol();
   std::string withWorkspace = runWithWorkspaceSymbol(contract, external);
-  bool needsWorkspace = workspaceBytes || workspaceSizeFunction;
+  bool needsWorkspace = llvm::any_of(
+      kernels, [](const KernelCode &code) { return code.needsWorkspace(); });
   WorkspaceSource own =
       needsWorkspace ? WorkspaceSource::Malloc : WorkspaceSource::None;
   if (external)
@@ -832,6 +929,7 @@ void EntryPointEmitter::emitRunWithWeights(StringRef name,
                     /*checkOutputs=*/true, state, passed);
     b.SetInsertPoint(passed);
   }
+  chooseVariant(b, state);
   Value *workspaceSize = nullptr;
   if (source != WorkspaceSource::None)
     workspaceSize = prepareWorkspace(
@@ -845,7 +943,7 @@ void EntryPointEmitter::emitRunWithWeights(StringRef name,
     freeWorkspace(b, allocation);
   if (kernelStatus)
     checkKernelStatus(b, exit, kernelStatus, state);
-  writeSuccess(b, status);
+  writeSuccess(b, status, state.variant);
 }
 
 static SmallVector<int32_t> workspaceStatusIds(WorkspaceCheck check) {
@@ -864,9 +962,9 @@ void EntryPointEmitter::emitWorkspaceChecks(IRBuilder<> &b, FailExit &exit,
                      c64(0)));
   failWith(b, exit, badPointer, workspaceStatusIds(WorkspaceCheck::Pointer),
            alignment, alignment, address);
-  // A size that depends on the shapes is checked after the guards
-  // (prepareWorkspace).
-  if (workspaceSizeFunction)
+  // A size that depends on the shapes or the variant is checked after the
+  // guards (prepareWorkspace).
+  if (sizeAfterGuards())
     return;
   Constant *needed = c64(int64_t(workspaceBytes));
   failWith(b, exit, b.CreateICmpULT(workspaceSize, needed),
@@ -876,13 +974,25 @@ void EntryPointEmitter::emitWorkspaceChecks(IRBuilder<> &b, FailExit &exit,
 
 Value *EntryPointEmitter::neededWorkspace(IRBuilder<> &b,
                                           const CallState &state) {
-  if (!workspaceSizeFunction)
-    return c64(int64_t(workspaceBytes));
   // Its arguments are the kernel's index arguments: the symbols.
   SmallVector<Value *> symbols;
   for (Value *symbol : state.symbols)
     symbols.push_back(symbol ? symbol : c64(0));
-  return b.CreateCall(workspaceSizeFunction, symbols, "workspace_needed");
+  auto bytesOf = [&](const KernelCode &code) -> Value * {
+    if (!code.workspaceSizeFunction)
+      return c64(int64_t(code.workspaceBytes));
+    return b.CreateCall(code.workspaceSizeFunction, symbols,
+                        "workspace_needed");
+  };
+  if (!dispatches())
+    return bytesOf(kernels[0]);
+  // The workspace of the code the call takes.
+  Value *needed = bytesOf(kernels[0]);
+  for (const KernelCode &code : kernels.drop_front())
+    needed = b.CreateSelect(
+        b.CreateICmpEQ(state.variant, c32(code.variant->id)), bytesOf(code),
+        needed);
+  return needed;
 }
 
 Value *EntryPointEmitter::prepareWorkspace(IRBuilder<> &b, Function *function,
@@ -893,7 +1003,7 @@ Value *EntryPointEmitter::prepareWorkspace(IRBuilder<> &b, Function *function,
                                            Value *&workspace,
                                            Value *&allocation) {
   Value *needed = neededWorkspace(b, state);
-  if (source == WorkspaceSource::Caller && !workspaceSizeFunction)
+  if (source == WorkspaceSource::Caller && !sizeAfterGuards())
     return needed; // checked before the guards
   FailExit exit = createFailExit(function, status);
   if (source == WorkspaceSource::Malloc) {
@@ -1007,6 +1117,7 @@ void EntryPointEmitter::emitWorkspaceSize() {
   else
     emitTableGuards(b, args, /*checkOutputs=*/false, state, passed);
   b.SetInsertPoint(passed);
+  chooseVariant(b, state);
   Value *bytes = function->getArg(2);
   Value *needed = neededWorkspace(b, state);
   BasicBlock *store = BasicBlock::Create(context, "bytes.store", function);
@@ -1016,7 +1127,7 @@ void EntryPointEmitter::emitWorkspaceSize() {
   b.CreateStore(needed, bytes);
   b.CreateBr(done);
   b.SetInsertPoint(done);
-  writeSuccess(b, status);
+  writeSuccess(b, status, state.variant);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1213,10 +1324,11 @@ void EntryPointEmitter::emitErrorMessage() {
                    otherNameValue, dtypeNameValue);
 }
 
-Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
-                              StringRef kernelName, const WeightsPlan *weights,
-                              WorkspaceSize workspace) {
-  Function *kernel = module.getFunction(kernelName);
+/// Checks that `kernel` has the parameters the entry points pass, and
+/// prepares it to be called from them: internal, its workspace aligned.
+static Error checkKernel(Function *kernel, StringRef kernelName,
+                         const Contract &contract, const WeightsPlan *weights,
+                         WorkspaceSize workspace) {
   if (!kernel)
     return createStringError(inconvertibleErrorCode(),
                              "internal error: kernel '%s' not found",
@@ -1240,6 +1352,7 @@ Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
         "returns a value; the outputs were not bufferized in place",
         kernelName.str().c_str(), kernel->arg_size(), expected);
   kernel->setLinkage(GlobalValue::InternalLinkage);
+  Module &module = *kernel->getParent();
   if (workspace.dynamic &&
       !module.getFunction((kernelName + ".workspace_size").str()))
     return createStringError(inconvertibleErrorCode(),
@@ -1257,11 +1370,34 @@ Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
     // Two entry points call it: one copy of the kernel, not two.
     kernel->addFnAttr(Attribute::NoInline);
   }
-  EntryPointEmitter emitter(module, contract, kernel, weights, workspace);
+  return Error::success();
+}
+
+Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
+                              StringRef kernelName, const WeightsPlan *weights,
+                              WorkspaceSize workspace,
+                              ArrayRef<VariantKernel> variants) {
+  Function *kernel = module.getFunction(kernelName);
+  if (Error err = checkKernel(kernel, kernelName, contract, weights, workspace))
+    return err;
+  SmallVector<KernelCode> kernels = {
+      KernelCode(module, kernel, workspace, /*variant=*/nullptr)};
+  SmallVector<Function *> kernelFunctions = {kernel};
+  for (const VariantKernel &variant : variants) {
+    Function *function = module.getFunction(variant.kernelName);
+    if (Error err = checkKernel(function, variant.kernelName, contract,
+                                weights, variant.workspace))
+      return err;
+    kernels.emplace_back(module, function, variant.workspace, variant.variant);
+    kernelFunctions.push_back(function);
+  }
+  EntryPointEmitter emitter(module, contract, kernels, weights);
   emitter.emitRun();
-  emitRunWithOptions(module, contract, kernel,
+  emitRunWithOptions(module, contract, kernelFunctions,
                      weights && weights->mode == WeightsMode::External,
-                     workspace.needed());
+                     llvm::any_of(kernels, [](const KernelCode &code) {
+                       return code.needsWorkspace();
+                     }));
   emitter.emitOutputShapes();
   emitter.emitWorkspaceSize();
   emitter.emitErrorMessage();

@@ -285,6 +285,7 @@ void GuardInterpreter::emitFailure(BasicBlock *block) {
   put(ctx.expectedMin, AbiLayout::kStatusExpectedMin);
   put(ctx.expectedMax, AbiLayout::kStatusExpectedMax);
   put(ctx.actual, AbiLayout::kStatusActual);
+  put(ConstantInt::get(i32, -1, true), AbiLayout::kStatusVariant);
   b.CreateBr(done);
   b.SetInsertPoint(done);
   b.CreateRet(code);

@@ -86,6 +86,9 @@ typedef struct txc_status {
   int64_t expected_min; /* expected value, or lower bound of a range */
   int64_t expected_max; /* upper bound of a range (== expected_min if none) */
   int64_t actual;       /* the value the call had */
+  int32_t variant;      /* the code that ran: 0 the generic code, a variant's
+                           id (<P>_VARIANT_*), -1 none (a guard failed) */
+  int32_t reserved;     /* not written */
 } txc_status;
 
 /* Layout checks (C99 has no static_assert). */
@@ -212,8 +215,11 @@ int32_t )" << workspaceSizeSymbol(contract)
 /* As )" << run
      << R"(, in the given workspace: returns TXC_E_WORKSPACE if it is
    NULL or misaligned (before the guards) or smaller than the inputs need
-   (before the guards when )" << macro
-     << R"(_WORKSPACE_DYNAMIC is 0, else after them). */
+   )" << (contract.variants.empty()
+               ? "(before the guards when " + macro +
+                     "_WORKSPACE_DYNAMIC is 0, else after them)"
+               : std::string("(after the guards: the size is the variant's)"))
+     << R"(. */
 int32_t )"
      << runWithWorkspaceSymbol(contract, external) << "(";
   if (external)
@@ -260,6 +266,17 @@ std::string txc::emitCHeader(const Contract &contract,
          << ")\n";
     }
     os << '\n';
+  }
+  if (!contract.variants.empty()) {
+    os << "/* Variants (docs/specialization.md): the code compiled for bound "
+          "symbols;\n   0 is the generic code, -1 none (a guard failed). "
+          "*/\n"
+       << "#define " << macro << "_VARIANT_GENERIC 0\n";
+    for (const ContractVariant &variant : contract.variants)
+      os << "#define " << macro << "_VARIANT_" << variant.name(contract) << ' '
+         << variant.id << " /* " << variant.text(contract) << " */\n";
+    os << "#define " << macro << "_NUM_VARIANTS " << contract.variants.size()
+       << "\n\n";
   }
   auto emitTensor = [&](llvm::StringRef side, size_t index,
                         const ContractTensor &tensor, int64_t maxBytes) {

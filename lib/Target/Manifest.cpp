@@ -156,6 +156,32 @@ static json guardOperandsToJson(const Guard &g,
   return operands;
 }
 
+/// The variants (docs/specialization.md), by id. A variant's guards are the
+/// generic ones with each bound symbol's range narrowed to its value: the
+/// list names those symbol_range guards and the value they then require.
+static json variantsToJson(const Contract &contract) {
+  json list = json::array();
+  for (const ContractVariant &variant : contract.variants) {
+    json bindings = json::object();
+    json guards = json::array();
+    for (const SymbolBinding &binding : variant.bindings) {
+      const ContractSymbol &symbol = contract.symbols[binding.symbol];
+      bindings[symbol.name] = binding.value;
+      for (const Guard &g : contract.guards)
+        if (g.kind == GuardKind::SymbolRange &&
+            g.symbol == int32_t(binding.symbol))
+          guards.push_back({{"guard", g.id},
+                            {"expression", symbol.name + " == " +
+                                               std::to_string(binding.value)}});
+    }
+    list.push_back({{"id", variant.id},
+                    {"name", variant.name(contract)},
+                    {"bindings", std::move(bindings)},
+                    {"guards", std::move(guards)}});
+  }
+  return list;
+}
+
 std::string txc::emitManifest(const Contract &contract,
                               const ArtifactInfo &info) {
   std::vector<std::string> names = contract.symbolNames();
@@ -262,6 +288,8 @@ std::string txc::emitManifest(const Contract &contract,
     guards.push_back(std::move(entry));
   }
   manifest["guards"] = std::move(guards);
+  if (!contract.variants.empty())
+    manifest["variants"] = variantsToJson(contract);
 
   // The codes this object can return.
   json codes = json::array();

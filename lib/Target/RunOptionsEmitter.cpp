@@ -25,9 +25,10 @@ using namespace txc;
 using namespace llvm;
 
 /// A copy of the entry point `name`, internal, with one more argument: the
-/// parallel context, which its kernel call passes instead of NULL.
+/// parallel context, which its kernel calls (one per variant) pass instead
+/// of NULL.
 static Function *cloneWithContext(Module &module, StringRef name,
-                                  Function *kernel) {
+                                  ArrayRef<Function *> kernels) {
   Function *original = module.getFunction(name);
   LLVMContext &context = module.getContext();
   SmallVector<Type *> params(original->getFunctionType()->params());
@@ -47,7 +48,7 @@ static Function *cloneWithContext(Module &module, StringRef name,
                     CloneFunctionChangeType::LocalChangesOnly, returns);
   for (Instruction &inst : instructions(copy))
     if (auto *call = dyn_cast<CallInst>(&inst))
-      if (call->getCalledFunction() == kernel)
+      if (is_contained(kernels, call->getCalledFunction()))
         call->setArgOperand(0, parallel);
   return copy;
 }
@@ -99,19 +100,20 @@ private:
 } // namespace
 
 void txc::emitRunWithOptions(Module &module, const Contract &contract,
-                             Function *kernel, bool externalWeights,
+                             ArrayRef<Function *> kernels,
+                             bool externalWeights,
                              bool hasWorkspace) {
   LLVMContext &context = module.getContext();
   Type *i32 = Type::getInt32Ty(context), *i64 = Type::getInt64Ty(context);
   PointerType *ptr = PointerType::getUnqual(context);
   std::string run = externalWeights ? runWithWeightsSymbol(contract)
                                     : contract.runSymbol();
-  Function *runCopy = cloneWithContext(module, run, kernel);
+  Function *runCopy = cloneWithContext(module, run, kernels);
   Function *workspaceCopy =
       hasWorkspace ? cloneWithContext(
                            module, runWithWorkspaceSymbol(contract,
                                                           externalWeights),
-                           kernel)
+                           kernels)
                      : nullptr;
 
   Function *function = Function::Create(

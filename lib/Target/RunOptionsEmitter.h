@@ -4,6 +4,8 @@
 
 #include "txc/Analysis/Contract.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 namespace llvm {
 class Function;
 class Module;
@@ -18,7 +20,8 @@ namespace txc {
 /// the new entry point calls. `hasWorkspace`: the kernel takes a workspace
 /// (static or symbol-sized), so the entry point with a workspace exists.
 void emitRunWithOptions(llvm::Module &module, const Contract &contract,
-                        llvm::Function *kernel, bool externalWeights,
+                        llvm::ArrayRef<llvm::Function *> kernels,
+                        bool externalWeights,
                         bool hasWorkspace);
 
 } // namespace txc

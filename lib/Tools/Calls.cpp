@@ -53,6 +53,17 @@ std::vector<CallTensor> txc::shapeOnlyOutputs(const Contract &contract) {
   return tensors;
 }
 
+/// " (variant 2: B=8)" or " (generic)": the code the object runs for a
+/// passing call; "" for an artifact without variants.
+static std::string describeVariant(const Contract &contract, int32_t id) {
+  if (contract.variants.empty())
+    return "";
+  if (id <= 0 || size_t(id) > contract.variants.size())
+    return " (generic)";
+  return " (variant " + std::to_string(id) + ": " +
+         contract.variants[id - 1].text(contract) + ")";
+}
+
 CallOutcome txc::evaluateCall(const Contract &contract, const CallSpec &call) {
   std::vector<CallTensor> inputs = shapeOnlyInputs(contract, call);
   std::vector<CallTensor> outputs = shapeOnlyOutputs(contract);
@@ -538,6 +549,8 @@ std::string txc::callReportsToJson(const Manifest &manifest,
         outputs[contract.outputs[o].name] = tensorToJson(
             int32_t(contract.outputs[o].type.dtype), outcome.outputShapes[o]);
       entry["outputs"] = std::move(outputs);
+      if (!contract.variants.empty())
+        entry["variant"] = outcome.status.variant;
     } else {
       const CallStatus &s = outcome.status;
       entry["code"] = int(s.code);
@@ -603,6 +616,7 @@ std::string txc::callReportsToText(const Manifest &manifest,
         line += " " + contract.outputs[o].name + " " +
                 describeCallTensor(int32_t(contract.outputs[o].type.dtype),
                                    outcome.outputShapes[o]);
+      line += describeVariant(contract, outcome.status.variant);
     } else {
       line += "fail: " + statusCodeMacro(outcome.status.code).str() + ": " +
               outcome.message;

@@ -225,6 +225,9 @@ private:
   void compareSymbols();
   void compareGuards();
   void compareOtherSections();
+  /// Variants (docs/specialization.md), matched by their bindings: one
+  /// removed or added changes which code runs, never which calls pass.
+  void compareVariants();
   void findRejectedCalls();
 
   /// An old dim expression in the new symbol ids; nullopt if it uses a
@@ -716,7 +719,7 @@ void Differ::compareOtherSections() {
   static const std::set<std::string> known = {
       "format",       "version",      "program", "compiler", "target",
       "entry_points", "abi",          "symbols", "inputs",   "outputs",
-      "guards",       "status_codes", "numerics"};
+      "guards",       "status_codes", "numerics", "variants"};
   std::vector<std::string> keys;
   for (auto it = oj.begin(); it != oj.end(); ++it)
     if (!known.count(it.key()))
@@ -734,6 +737,39 @@ void Differ::compareOtherSections() {
              : !inOld ? "was added"
                       : "changed"),
         "/" + key, !inNew);
+  }
+}
+
+void Differ::compareVariants() {
+  auto find = [](const Manifest &in, const Manifest &from,
+                 const ContractVariant &variant) {
+    std::string text = variant.text(from.contract);
+    return llvm::find_if(in.contract.variants, [&](const ContractVariant &v) {
+      return v.text(in.contract) == text;
+    });
+  };
+  for (const ContractVariant &variant : o.contract.variants)
+    if (find(n, o, variant) == n.contract.variants.end())
+      add(ChangeClass::Compatible, "variant-removed",
+          "the variant " + variant.text(o.contract) + " (id " +
+              std::to_string(variant.id) +
+              ") was removed: its calls run the generic code, slower but "
+              "with the same results",
+          "/variants/" + std::to_string(variant.id - 1), /*inOld=*/true);
+  for (const ContractVariant &variant : n.contract.variants) {
+    auto old = find(o, n, variant);
+    if (old == o.contract.variants.end())
+      add(ChangeClass::Compatible, "variant-added",
+          "the variant " + variant.text(n.contract) + " (id " +
+              std::to_string(variant.id) + ") was added",
+          "/variants/" + std::to_string(variant.id - 1));
+    else if (old->id != variant.id)
+      add(ChangeClass::Informational, "variant-id",
+          "the variant " + variant.text(n.contract) + " has the id " +
+              std::to_string(variant.id) + " (was " +
+              std::to_string(old->id) +
+              "): txc_status.variant and <P>_VARIANT_* changed",
+          "/variants/" + std::to_string(variant.id - 1));
   }
 }
 
@@ -771,6 +807,7 @@ void Differ::run() {
   compareSymbols();
   compareGuards();
   compareOtherSections();
+  compareVariants();
   findRejectedCalls();
   // Breaking first, then compatible, then informational; stable otherwise.
   std::stable_sort(

@@ -87,6 +87,9 @@ private:
   std::optional<ShapeExpr> parseExpr(const JsonValue &value,
                                      const std::string &pointer);
   void parseGuards(const JsonValue &list, const std::string &pointer);
+  void parseVariants(const JsonValue &list, const std::string &pointer);
+  std::optional<SymbolBinding> parseBinding(const JsonMember &member,
+                                            const std::string &pointer);
   bool parseGuard(const JsonValue &value, const std::string &pointer,
                   size_t index);
   bool parseOperands(const JsonValue &operands, const std::string &pointer,
@@ -626,6 +629,63 @@ void ManifestParser::parseGuards(const JsonValue &list,
     parseGuard(list.items()[i], appendPointer(pointer, i), i);
 }
 
+std::optional<SymbolBinding>
+ManifestParser::parseBinding(const JsonMember &member,
+                             const std::string &pointer) {
+  std::string at = appendPointer(pointer, member.key);
+  std::optional<int64_t> value = r.integer(member.value, at);
+  auto symbol =
+      llvm::find_if(m.contract.symbols, [&](const ContractSymbol &s) {
+        return s.name == member.key;
+      });
+  if (symbol == m.contract.symbols.end()) {
+    r.error(member.value, at,
+            "the variant binds '" + member.key +
+                "', which is not among the manifest's symbols");
+    return std::nullopt;
+  }
+  if (!value)
+    return std::nullopt;
+  if (*value < symbol->min || *value > symbol->max ||
+      *value % symbol->multipleOf != 0) {
+    r.error(member.value, at,
+            "the variant binds " + member.key + " to " + llvm::Twine(*value) +
+                ", outside its range or not a multiple of its multiple_of");
+    return std::nullopt;
+  }
+  return SymbolBinding{uint32_t(symbol - m.contract.symbols.begin()), *value};
+}
+
+void ManifestParser::parseVariants(const JsonValue &list,
+                                   const std::string &pointer) {
+  if (!r.isArray(list, pointer))
+    return;
+  for (size_t i = 0; i < list.items().size(); ++i) {
+    const JsonValue &item = list.items()[i];
+    std::string at = appendPointer(pointer, i);
+    if (!r.isObject(item, at))
+      continue;
+    ContractVariant variant;
+    variant.id = int32_t(i + 1);
+    if (auto id = r.integerAt(item, at, "id"); id && *id != variant.id)
+      r.error(*item.find("id"), appendPointer(at, "id"),
+              "variant " + llvm::Twine(i) + " must have the id " +
+                  llvm::Twine(variant.id));
+    const JsonValue *bindings = r.required(item, at, "bindings");
+    std::string bindingsAt = appendPointer(at, "bindings");
+    if (!bindings || !r.isObject(*bindings, bindingsAt))
+      continue;
+    for (const JsonMember &member : bindings->members())
+      if (auto binding = parseBinding(member, bindingsAt))
+        variant.bindings.push_back(*binding);
+    llvm::sort(variant.bindings,
+               [](const SymbolBinding &a, const SymbolBinding &b) {
+                 return a.symbol < b.symbol;
+               });
+    m.contract.variants.push_back(std::move(variant));
+  }
+}
+
 bool ManifestParser::parse() {
   const JsonValue &root = *m.root;
   if (!parseHeader(root))
@@ -644,6 +704,8 @@ bool ManifestParser::parse() {
     return false;
   if (const JsonValue *guards = r.required(root, "", "guards"))
     parseGuards(*guards, "/guards");
+  if (const JsonValue *variants = root.find("variants"))
+    parseVariants(*variants, "/variants");
   return !r.failed();
 }
 

@@ -96,6 +96,34 @@ std::string dimRef(const Contract &contract, size_t input, size_t dim) {
 
 } // namespace
 
+/// The calls at each variant's edges (docs/specialization.md): its bound
+/// values, and each bound symbol one step (its multiple_of) below and above,
+/// which another variant or the generic code takes.
+template <typename Add>
+static void addVariantEdges(const Contract &contract,
+                            const CallBuilder &builder, Add &add) {
+  for (const ContractVariant &variant : contract.variants) {
+    std::vector<int64_t> values = builder.base;
+    for (const SymbolBinding &binding : variant.bindings)
+      values[binding.symbol] = binding.value;
+    std::string label = "variant " + variant.name(contract) + " (" +
+                        variant.text(contract) + ")";
+    add(builder.at(values, label));
+    for (const SymbolBinding &binding : variant.bindings) {
+      const ContractSymbol &symbol = contract.symbols[binding.symbol];
+      for (int64_t step : {-symbol.multipleOf, symbol.multipleOf}) {
+        int64_t value = binding.value + step;
+        if (value < symbol.min || value > symbol.max)
+          continue;
+        std::vector<int64_t> next = values;
+        next[binding.symbol] = value;
+        add(builder.at(next, symbol.name + "=" + std::to_string(value) +
+                                 ", next to " + label));
+      }
+    }
+  }
+}
+
 std::vector<CallSpec> txc::boundaryCalls(const Contract &contract) {
   CallBuilder builder(contract);
   std::vector<const Guard *> binding = bindingGuards(contract);
@@ -217,6 +245,7 @@ std::vector<CallSpec> txc::boundaryCalls(const Contract &contract) {
         add(std::move(dim));
       }
   }
+  addVariantEdges(contract, builder, add);
   for (CallSpec &call : calls)
     call.expect = expectationOf(evaluateCall(contract, call));
   return calls;

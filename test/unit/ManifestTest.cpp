@@ -145,7 +145,7 @@ TEST_F(LinearArtifact, ManifestContents) {
   EXPECT_EQ(manifest["entry_points"]["error_message"], "linear_error_message");
   EXPECT_EQ(manifest["abi"]["max_rank"], AbiLayout::kMaxRank);
   EXPECT_EQ(manifest["abi"]["tensor_descriptor_bytes"], 88);
-  EXPECT_EQ(manifest["abi"]["status_bytes"], 48);
+  EXPECT_EQ(manifest["abi"]["status_bytes"], 56);
 
   const json &symbol = manifest["symbols"][0];
   EXPECT_EQ(symbol["name"], "B");
@@ -320,7 +320,7 @@ TEST_F(LinearArtifact, HeaderDeclaresTheEntryPoints) {
   EXPECT_NE(header.find("Target: x86_64-pc-linux-gnu, CPU znver4."),
             std::string::npos);
   EXPECT_NE(header.find("(sizeof(txc_tensor) == 88)"), std::string::npos);
-  EXPECT_NE(header.find("(sizeof(txc_status) == 48)"), std::string::npos);
+  EXPECT_NE(header.find("(sizeof(txc_status) == 56)"), std::string::npos);
 }
 
 TEST_F(LinearArtifact, HeaderMacrosAreDefinedOnce) {

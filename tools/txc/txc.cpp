@@ -169,6 +169,13 @@ int main(int argc, char **argv) {
                    "Extra target features, e.g. +avx2,-avx512f ('help' "
                    "lists the target's)")
       ->multi_option_policy(lastWins);
+  compileCommand
+      ->add_option("--specialize", compile.specializations,
+                   "Also compile a variant with symbols bound, e.g. B=8, "
+                   "'B=1,S=128' or 'S in {128,256,512}' (one variant per "
+                   "value); <p>_run dispatches to it when the call's symbols "
+                   "have these values (docs/specialization.md)")
+      ->allow_extra_args(false);
   compileCommand->add_option("--entry-prefix", compile.entryPrefix,
                              "Prefix of the C entry points (default: the "
                              "program name)");

@@ -106,6 +106,31 @@ struct ContractTensor {
   std::string value;
 };
 
+struct Contract;
+
+/// A symbol bound to a constant.
+struct SymbolBinding {
+  uint32_t symbol = 0;
+  int64_t value = 0;
+  bool operator==(const SymbolBinding &o) const {
+    return symbol == o.symbol && value == o.value;
+  }
+};
+
+/// A variant of the artifact: code compiled with these symbols bound
+/// (txc/Analysis/Specialization.h, docs/specialization.md).
+struct ContractVariant {
+  /// 1, 2, ... in declaration order (0 is the generic code, -1 no code).
+  int32_t id = 0;
+  /// Sorted by symbol id.
+  std::vector<SymbolBinding> bindings;
+
+  /// "B1_S128": the bound symbols and their values, for C identifiers.
+  std::string name(const Contract &contract) const;
+  /// "B=1,S=128".
+  std::string text(const Contract &contract) const;
+};
+
 struct Contract {
   std::string programName;
   std::string entryPrefix; ///< C identifier prefix of the entry points
@@ -113,6 +138,9 @@ struct Contract {
   std::vector<ContractTensor> inputs;
   std::vector<ContractTensor> outputs;
   std::vector<Guard> guards;
+  /// The specialized variants compiled into the artifact besides the
+  /// generic code, by id (1, 2, ...); empty without --specialize.
+  std::vector<ContractVariant> variants;
 
   std::vector<std::string> symbolNames() const;
   std::string runSymbol() const { return entryPrefix + "_run"; }
@@ -155,6 +183,9 @@ struct CallStatus {
   int64_t expectedMin = 0;
   int64_t expectedMax = 0;
   int64_t actual = 0;
+  /// The code that runs: 0 generic, a variant's id, -1 none (a guard
+  /// failed).
+  int32_t variant = -1;
 };
 
 struct CallResult {

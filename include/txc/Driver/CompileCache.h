@@ -66,6 +66,9 @@ struct CacheKeyInputs {
   TargetSpec target;       ///< resolved: host CPU and features filled in
   std::string entryPrefix;
   bool cutRegions = true; ///< --regions auto (true) or one ///< resolved: the program name if not given
+  /// The variants (--specialize) by id, as ContractVariant::text writes
+  /// them: "B=1,S=128".
+  std::vector<std::string> specializations;
 };
 
 /// The text the key hashes: one `name value` line per input.

@@ -17,6 +17,7 @@
 #include "txc/Driver/Driver.h"
 #include "txc/Pipeline/Pipeline.h"
 #include "txc/Pipeline/Workspace.h"
+#include "txc/Target/AbiEmitter.h"
 #include "txc/Target/ObjectEmitter.h"
 #include "txc/Target/PartitionedCodegen.h"
 
@@ -110,9 +111,9 @@ public:
                   WorkspaceSize *workspace = nullptr);
 
   /// How code generation cuts `module` (built by buildLLVMModule for
-  /// `contract`) into partitions, and the threads it runs them on.
+  /// `checked`) into partitions, and the threads it runs them on.
   CodegenPartitions codegenPartitions(const llvm::Module &module,
-                                      const Contract &contract) const;
+                                      const CheckedProgram &checked) const;
 
   /// The bytes of the object `txc compile` writes for `spec` (whose
   /// optLevel is also the pipeline's), with embedded weights.
@@ -121,6 +122,19 @@ public:
                                            DiagnosticEngine &diags);
 
 private:
+  /// MLIRGen, the pipeline and translation: the LLVM module of one
+  /// program (the generic one or a variant), without entry points.
+  std::unique_ptr<llvm::Module>
+  translateChecked(const CheckedProgram &checked,
+                   llvm::LLVMContext &llvmContext, llvm::TargetMachine &machine,
+                   const PipelineOptions &options, DiagnosticEngine &diags,
+                   mlir::TimingScope &timing, WorkspaceSize &workspace);
+  bool linkVariants(const CheckedProgram &checked, llvm::Module &module,
+                    llvm::TargetMachine &machine,
+                    const PipelineOptions &options, DiagnosticEngine &diags,
+                    mlir::TimingScope &timing,
+                    std::vector<VariantKernel> &variants);
+
   std::unique_ptr<llvm::ThreadPoolInterface> threads;
   std::unique_ptr<mlir::MLIRContext> context;
 };

@@ -86,6 +86,9 @@ struct CompileOptions {
   /// --cache-max-bytes; unset = kDefaultCacheMaxBytes. 0 turns the cache
   /// off: nothing is looked up or stored.
   std::optional<uint64_t> cacheMaxBytes;
+  /// --specialize: variants compiled besides the generic code
+  /// (docs/specialization.md), as written.
+  std::vector<std::string> specializations;
 };
 
 /// The text of a dependency file in Make's format, as clang's -MD -MF
@@ -100,13 +103,18 @@ formatDepfile(llvm::StringRef target, llvm::ArrayRef<std::string> deps);
 struct CheckedProgram {
   std::unique_ptr<Program> program;
   Contract contract;
+  /// One per contract.variants, in order: the program with the variant's
+  /// symbols bound (static shapes) and the variant's contract, whose
+  /// entry prefix names its kernel functions.
+  std::vector<std::unique_ptr<CheckedProgram>> variants;
 };
 
 /// Reads, verifies and builds the contract; null after reporting errors.
-std::unique_ptr<CheckedProgram> loadProgram(llvm::StringRef path,
-                                            llvm::StringRef entryPrefix,
-                                            DiagnosticEngine &diags,
-                                            const ReaderOptions &reader = {});
+/// With `specializations` (--specialize), also the variants.
+std::unique_ptr<CheckedProgram>
+loadProgram(llvm::StringRef path, llvm::StringRef entryPrefix,
+            DiagnosticEngine &diags, const ReaderOptions &reader = {},
+            llvm::ArrayRef<std::string> specializations = {});
 
 /// `txc check`: parse and verify only (weights files are opened and
 /// checked too). Returns the exit code.

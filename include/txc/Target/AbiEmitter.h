@@ -53,7 +53,9 @@ struct AbiLayout {
   static constexpr unsigned kStatusExpectedMin = 24;
   static constexpr unsigned kStatusExpectedMax = 32;
   static constexpr unsigned kStatusActual = 40;
-  static constexpr unsigned kStatusSize = 48;
+  /// The code that ran: 0 generic, a variant's id, -1 none.
+  static constexpr unsigned kStatusVariant = 48;
+  static constexpr unsigned kStatusSize = 56;
 };
 
 struct WeightsPlan;
@@ -97,6 +99,14 @@ struct RunOptionsLayout {
   static constexpr unsigned kSize = 56;
 };
 
+/// The kernel of a specialized variant (Contract::variants), compiled into
+/// the same module with its bound symbols' dims static.
+struct VariantKernel {
+  const ContractVariant *variant = nullptr;
+  std::string kernelName;
+  WorkspaceSize workspace;
+};
+
 /// Emits the entry points into `module`, which must contain the lowered
 /// kernel `kernelName` (made internal here). `weights` says where the
 /// program's stored constants (the kernel's arguments after the inputs)
@@ -105,10 +115,15 @@ struct RunOptionsLayout {
 /// !needed()): <p>_run allocates it per call, the ..._with_workspace
 /// variant takes the caller's, <p>_workspace_size tells its size for the
 /// inputs' shapes (with `dynamic`, by calling `<kernelName>.workspace_size`).
+/// With `variants`, the run entry points dispatch, once the generic guards
+/// passed, to the first variant in dispatchOrder whose symbols have their
+/// bound values (docs/specialization.md); its workspace is the one the
+/// call needs and <p>_workspace_size tells.
 llvm::Error emitAbiEntryPoints(llvm::Module &module, const Contract &contract,
                                llvm::StringRef kernelName,
                                const WeightsPlan *weights = nullptr,
-                               WorkspaceSize workspace = {});
+                               WorkspaceSize workspace = {},
+                               llvm::ArrayRef<VariantKernel> variants = {});
 
 } // namespace txc
 

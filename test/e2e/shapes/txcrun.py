@@ -36,7 +36,8 @@ class Status(ctypes.Structure):
                 ("tensor_kind", ctypes.c_int32),
                 ("tensor_index", ctypes.c_int32), ("dim", ctypes.c_int32),
                 ("symbol", ctypes.c_int32), ("expected_min", ctypes.c_int64),
-                ("expected_max", ctypes.c_int64), ("actual", ctypes.c_int64)]
+                ("expected_max", ctypes.c_int64), ("actual", ctypes.c_int64),
+                ("variant", ctypes.c_int32), ("reserved", ctypes.c_int32)]
 
 
 def evaluate_dim(dim, symbols):
