@@ -10,16 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-static int failures;
-#define EXPECT(cond, ...)                                                      \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      ++failures;                                                              \
-      fprintf(stderr, "FAILED %s:%d: ", __FILE__, __LINE__);                   \
-      fprintf(stderr, __VA_ARGS__);                                            \
-      fputc('\n', stderr);                                                     \
-    }                                                                          \
-  } while (0)
+#include "../common/expect.h"
 
 enum { PAGE = 4096 };
 

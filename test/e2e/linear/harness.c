@@ -17,16 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-static int failures;
-#define EXPECT(cond, ...)                                                      \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      ++failures;                                                              \
-      fprintf(stderr, "FAILED %s:%d: ", __FILE__, __LINE__);                   \
-      fprintf(stderr, __VA_ARGS__);                                            \
-      fputc('\n', stderr);                                                     \
-    }                                                                          \
-  } while (0)
+#include "../common/expect.h"
 
 static txc_tensor tensor(void *data, int64_t bytes, int32_t rank, int64_t d0,
                          int64_t d1) {
