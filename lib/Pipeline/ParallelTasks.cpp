@@ -31,6 +31,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -471,6 +473,62 @@ void moveToTaskSlot(OpBuilder &b, ArrayRef<Operation *> views,
   }
 }
 
+/// Constant trip count the loops of a collapsed nest reach at least: a
+/// launch over fewer iterations leaves threads idle.
+constexpr int64_t kMinCollapsedTrips = 8;
+
+/// The loop marked parallel that is the only op in `loop`'s body, with
+/// bounds that do not depend on `loop`'s iteration and iterations that
+/// write disjoint memory too, if any: the two nested loops can run as one
+/// loop over their trip counts' product.
+scf::ForOp perfectlyNestedParallelLoop(scf::ForOp loop) {
+  Block *body = loop.getBody();
+  if (!llvm::hasSingleElement(body->without_terminator()))
+    return {};
+  auto inner = dyn_cast<scf::ForOp>(body->front());
+  if (!inner || !inner->hasAttr(kParallel) || inner.getNumResults() != 0)
+    return {};
+  auto definedOutside = [&](Value v) {
+    return !loop.getRegion().isAncestor(v.getParentRegion());
+  };
+  if (!definedOutside(inner.getLowerBound()) ||
+      !definedOutside(inner.getUpperBound()) ||
+      !definedOutside(inner.getStep()) || !writesDisjointTiles(inner))
+    return {};
+  return inner;
+}
+
+/// The trip count of `loop` if it is a constant, else 1.
+int64_t knownTrips(scf::ForOp loop) {
+  return constantTripCount(loop.getLowerBound(), loop.getUpperBound(),
+                           loop.getStep())
+      .value_or(1);
+}
+
+/// Collapses `loop` with the parallel loops perfectly nested in it until the
+/// known trip counts reach kMinCollapsedTrips: a loop over the batch of a
+/// convolution (one iteration at batch 1) becomes one over the batch and
+/// the tiles of output channels, so that a batch-1 call has tasks for
+/// every thread. Each iteration still computes the same tile with the same
+/// code, only the iteration order is linear.
+void collapseParallelNest(scf::ForOp loop) {
+  SmallVector<scf::ForOp> nest = {loop};
+  int64_t trips = knownTrips(loop);
+  while (trips < kMinCollapsedTrips) {
+    scf::ForOp inner = perfectlyNestedParallelLoop(nest.back());
+    if (!inner)
+      break;
+    nest.push_back(inner);
+    trips *= knownTrips(inner);
+  }
+  if (nest.size() < 2)
+    return;
+  IRRewriter rewriter(loop.getContext());
+  if (failed(coalesceLoops(rewriter, nest)))
+    return;
+  loop->setAttr(kParallel, UnitAttr::get(loop.getContext()));
+}
+
 class ParallelTasksPass
     : public impl::ParallelTasksPassBase<ParallelTasksPass> {
 public:
@@ -562,6 +620,7 @@ private:
             return !fieldType(v.getType()) || taskSlotsOf(v);
           }))
         return WalkResult::advance();
+      collapseParallelNest(loop);
       loops.push_back(loop);
       return WalkResult::skip();
     });

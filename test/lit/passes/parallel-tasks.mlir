@@ -289,3 +289,69 @@ func.func @inner_slots(%out: memref<8x64xf32>, %ws: memref<1024xi8>) {
   }
   return
 }
+
+// -----
+
+// A loop over a dynamic batch (one iteration at batch 1) with a perfectly
+// nested parallel loop over 4 tiles of 16 channels: the two become one
+// launch over batch * 4 iterations, each recovering its batch index and
+// its channel tile (div and rem), so a batch-1 call has tasks for every
+// thread.
+// CHECK-LABEL: func.func @collapsed(
+// CHECK-SAME:    %{{.*}}: !llvm.ptr, %{{.*}}: memref<?x64xf32>, %[[N:arg2]]: index
+// CHECK:         %[[C4:.*]] = arith.constant 4 : index
+// CHECK:         %[[TRIPS:.*]] = arith.muli %[[N]], %[[C4]] : index
+// CHECK:         call @collapsed_task0_launch(
+// CHECK-NOT:     call @collapsed_task1_launch
+// CHECK-LABEL: func.func private @collapsed_task0(
+// CHECK:         scf.for
+// CHECK-DAG:       %[[C:.*]] = arith.remsi %{{.*}}, %[[C4T:.*]] : index
+// CHECK-DAG:       %[[B:.*]] = arith.divsi %{{.*}}, %[[C4T]] : index
+// CHECK:           scf.for
+// CHECK:             memref.store %{{.*}}, %{{.*}}[%[[B]], %{{.*}}] : memref<?x64xf32>
+func.func @collapsed(%m: memref<?x64xf32>, %n: index, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  scf.for %b = %c0 to %n step %c1 {
+    scf.for %c = %c0 to %c64 step %c16 {
+      scf.for %j = %c0 to %c16 step %c1 {
+        %k = arith.addi %c, %j : index
+        memref.store %v, %m[%b, %k] : memref<?x64xf32>
+      }
+    } {txc.parallel}
+  } {txc.parallel}
+  return
+}
+
+// -----
+
+// An outer loop of 8 or more iterations is launched as it is: its inner
+// parallel loop stays a loop in the task.
+// CHECK-LABEL: func.func @not_collapsed(
+// CHECK-NOT:     arith.muli
+// CHECK:         call @not_collapsed_task0_launch(
+// CHECK-LABEL: func.func private @not_collapsed_task0(
+// CHECK-NOT:     arith.remsi
+// CHECK-NOT:     arith.divsi
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK-LABEL: func.func private @not_collapsed_task0_serial(
+func.func @not_collapsed(%m: memref<8x64xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  scf.for %b = %c0 to %c8 step %c1 {
+    scf.for %c = %c0 to %c64 step %c16 {
+      scf.for %j = %c0 to %c16 step %c1 {
+        %k = arith.addi %c, %j : index
+        memref.store %v, %m[%b, %k] : memref<8x64xf32>
+      }
+    } {txc.parallel}
+  } {txc.parallel}
+  return
+}
