@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #ifndef TXC_ABI_VERSION
-#define TXC_ABI_VERSION 1
+#define TXC_ABI_VERSION 2
 
 /* Largest rank a tensor descriptor holds. */
 #define TXC_MAX_RANK 8
@@ -80,7 +80,7 @@ typedef struct txc_status {
 typedef char txc_check_tensor_layout[(sizeof(txc_tensor) == 88) ? 1 : -1];
 typedef char txc_check_status_layout[(sizeof(txc_status) == 56) ? 1 : -1];
 
-#elif TXC_ABI_VERSION != 1
+#elif TXC_ABI_VERSION != 2
 #error "headers of different txc ABI versions are included together"
 #endif /* TXC_ABI_VERSION */
 
@@ -105,9 +105,12 @@ typedef struct txc_run_options {
   size_t weights_size;
   txc_parallel_for_fn parallel_for; /* NULL: serial */
   void *parallel_ctx;    /* passed to parallel_for */
+  void *dispatch_stats;  /* NULL, or the program's <p>_dispatch_stats */
+  int32_t cpu_level;     /* objects for several CPUs: 0 the most capable
+                            this machine runs, k at most the k-th listed */
 } txc_run_options;
 typedef char txc_check_run_options_layout[
-    (sizeof(txc_run_options) == 56) ? 1 : -1];
+    (sizeof(txc_run_options) == 72) ? 1 : -1];
 #endif /* TXC_RUN_OPTIONS_DEFINED */
 
 #endif /* TXC_RUNTIME_H */

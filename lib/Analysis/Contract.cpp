@@ -27,12 +27,20 @@ llvm::StringRef txc::guardKindName(GuardKind kind) {
   case GuardKind::SymbolForm: return "symbol_form";
   case GuardKind::SymbolRange: return "symbol_range";
   case GuardKind::SymbolMultiple: return "symbol_multiple";
+  case GuardKind::SymbolValues: return "symbol_values";
   case GuardKind::DimEquals: return "dim_equals";
   case GuardKind::BufferSize: return "buffer_size";
   case GuardKind::NoAlias: return "no_alias";
   case GuardKind::IndexInRange: return "index_in_range";
   }
   llvm_unreachable("unknown guard kind");
+}
+
+std::string txc::valuesText(llvm::ArrayRef<int64_t> values) {
+  std::string text = "{";
+  for (auto [i, value] : llvm::enumerate(values))
+    text += (i ? ", " : "") + std::to_string(value);
+  return text + "}";
 }
 
 std::vector<std::string> Contract::symbolNames() const {
@@ -213,6 +221,22 @@ bool ContractBuilder::tryDim(size_t input, size_t dim) {
     g.message = "symbol " + symbol.name + " (from " + where +
                 ") must be a multiple of {expected_min}, got {actual}";
   }
+  if (!symbol.values.empty()) {
+    // After the range and the multiple: a value those reject is reported
+    // by them, as without a set.
+    Guard &g = addTensorGuard(GuardKind::SymbolValues, StatusCode::SymbolRange,
+                              TensorSide::Input, input, origin);
+    g.dim = int32_t(dim);
+    g.symbol = int32_t(symbolId);
+    g.values = symbol.values;
+    // Without braces: messages and expressions are templates whose
+    // placeholders are in braces.
+    std::string list = valuesText(symbol.values);
+    list = list.substr(1, list.size() - 2);
+    g.expression = symbol.name + " in (" + list + ")";
+    g.message = "symbol " + symbol.name + " (from " + where +
+                ") must be one of " + list + ", got {actual}";
+  }
   bound[symbolId] = true;
   return true;
 }
@@ -328,7 +352,8 @@ void ContractBuilder::addIndexGuard(const Node &node, const ShapeExpr &dim,
 bool ContractBuilder::build() {
   for (const Symbol &symbol : program.symbols)
     contract.symbols.push_back(
-        {symbol.name, symbol.min, symbol.max, symbol.multipleOf, symbol.loc});
+        {symbol.name, symbol.min, symbol.max, symbol.multipleOf, symbol.loc,
+         symbol.values});
   for (const ValueDecl &input : program.inputs)
     contract.inputs.push_back({input.name, input.type, input.loc, ""});
   for (const OutputDecl &output : program.body.outputs)
@@ -653,6 +678,10 @@ CallResult txc::evaluateGuards(const Contract &contract,
     case GuardKind::SymbolMultiple:
       if (symbols[g.symbol] % g.value != 0)
         return fail(g, g.value, g.value, symbols[g.symbol]);
+      break;
+    case GuardKind::SymbolValues:
+      if (!llvm::is_contained(g.values, symbols[g.symbol]))
+        return fail(g, g.values.front(), g.values.back(), symbols[g.symbol]);
       break;
     case GuardKind::DimEquals: {
       int64_t expected = evaluate64(g.expr, symbols);

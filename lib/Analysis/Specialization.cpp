@@ -77,6 +77,12 @@ SpecializationParser::parseValue(llvm::StringRef text,
           llvm::Twine(symbol.multipleOf) + ", got " + llvm::Twine(value));
     return std::nullopt;
   }
+  // A variant for a value the contract rejects would never run.
+  if (!symbol.values.empty() && !llvm::is_contained(symbol.values, value)) {
+    error("symbol " + symbol.name + " must be one of its declared values " +
+          valuesText(symbol.values) + ", got " + llvm::Twine(value));
+    return std::nullopt;
+  }
   return value;
 }
 

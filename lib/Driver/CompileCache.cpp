@@ -62,6 +62,10 @@ std::string txc::cacheKeyMaterial(const CacheKeyInputs &in) {
   text += "triple " + in.target.triple + "\n";
   text += "cpu " + in.target.cpu + "\n";
   text += "cpu-from-host " + std::to_string(in.target.hostCPU) + "\n";
+  // Only with a list of CPUs, so that the keys of other compiles stay the
+  // same.
+  for (const std::string &cpu : in.target.moreCPUs)
+    text += "more-cpu " + cpu + "\n";
   text += "features " + in.target.features + "\n";
   text += "entry-prefix " + in.entryPrefix + "\n";
   text += std::string("regions ") + (in.cutRegions ? "auto" : "one") + "\n";

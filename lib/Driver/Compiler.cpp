@@ -5,6 +5,7 @@
 #include "txc/Analysis/Specialization.h"
 #include "txc/Pipeline/Workspace.h"
 #include "txc/Target/AbiEmitter.h"
+#include "txc/Target/CpuDispatch.h"
 #include "txc/Target/Imports.h"
 #include "txc/Target/PartitionedOptimizer.h"
 #include "txc/Target/Weights.h"
@@ -17,6 +18,7 @@
 #include "llvm/Support/Threading.h"
 #include "mlir/Support/Timing.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Linker/Linker.h"
@@ -206,7 +208,14 @@ mlir::OwningOpRef<mlir::ModuleOp>
 Compiler::lowerToMLIR(const CheckedProgram &checked, MLIRStage last,
                       const PipelineOptions &options, DiagnosticEngine &diags,
                       mlir::TimingScope &timing) {
-  const Program &program = *checked.program;
+  return lowerToMLIR(*checked.program, checked.contract, last, options, diags,
+                     timing);
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+Compiler::lowerToMLIR(const Program &program, const Contract &contract,
+                      MLIRStage last, const PipelineOptions &options,
+                      DiagnosticEngine &diags, mlir::TimingScope &timing) {
   DiagnosticRouter router(*context, diags);
 
   mlir::OwningOpRef<mlir::ModuleOp> module;
@@ -214,7 +223,7 @@ Compiler::lowerToMLIR(const CheckedProgram &checked, MLIRStage last,
     mlir::TimingScope mlirgen = timing.nest("mlirgen");
     RegionOptions regions;
     regions.cut = options.cutRegions;
-    module = lowerProgramToMLIR(*context, program, checked.contract, regions);
+    module = lowerProgramToMLIR(*context, program, contract, regions);
   }
   if (!module) {
     if (!diags.hasErrors())
@@ -244,6 +253,20 @@ static bool isRegionFunction(const llvm::Function &function,
          function.getName() == regionFunctionName(contract, index);
 }
 
+/// Whether `function` is a region function of one of the further CPUs'
+/// kernels (`<p>_cpu<k>_region<j>`, --cpu A,B,...).
+static bool isCPULevelRegion(const llvm::Function &function,
+                             const Contract &contract) {
+  llvm::StringRef name = function.getName();
+  unsigned index;
+  if (!name.consume_front(contract.entryPrefix + "_cpu") ||
+      name.consumeInteger(10, index))
+    return false;
+  Contract level = contract;
+  level.entryPrefix = cpuLevelPrefix(contract, index);
+  return isRegionFunction(function, level);
+}
+
 /// The roots of the LLVM partitions (optimizeInPartitions): the region
 /// functions (`<prefix>_region<k>`), the entry points' out-of-line, cold
 /// guard reporting functions, and the entry points. None of them is
@@ -258,6 +281,7 @@ partitionRoots(const llvm::Module &module, const CheckedProgram &checked) {
     // The variants' regions are roots too: they are as large as the
     // generic ones.
     bool region = isRegionFunction(function, checked.contract) ||
+                  isCPULevelRegion(function, checked.contract) ||
                   llvm::any_of(checked.variants, [&](const auto &variant) {
                     return isRegionFunction(function, variant->contract);
                   });
@@ -277,14 +301,42 @@ Compiler::codegenPartitions(const llvm::Module &module,
   return {partitionRoots(module, checked), threads.get()};
 }
 
+/// Makes every function `module` defines local to it but `kernelName` and
+/// its workspace size function (external until the entry points call them
+/// and buildLLVMModule makes them internal: the linker drops the local
+/// functions nothing references yet). The helpers MLIR's lowering adds
+/// (`dealloc_helper`) would otherwise be exported by the object, and clash
+/// with those of another txc object, or of a variant or a further CPU's
+/// code when it is linked in (the linker renames local ones).
+static void keepOnlyKernelExternal(llvm::Module &module,
+                                   llvm::StringRef kernelName) {
+  std::string sizeName = workspaceSizeFunctionName(kernelName);
+  for (llvm::Function &function : module) {
+    if (function.isDeclaration())
+      continue;
+    bool kernel = function.getName() == kernelName ||
+                  function.getName() == sizeName;
+    function.setLinkage(kernel ? llvm::GlobalValue::ExternalLinkage
+                               : llvm::GlobalValue::InternalLinkage);
+  }
+}
+
 std::unique_ptr<llvm::Module> Compiler::translateChecked(
     const CheckedProgram &checked, llvm::LLVMContext &llvmContext,
     llvm::TargetMachine &machine, const PipelineOptions &options,
     DiagnosticEngine &diags, mlir::TimingScope &timing,
     WorkspaceSize &workspace) {
-  const Program &program = *checked.program;
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      lowerToMLIR(checked, MLIRStage::LLVM, options, diags, timing);
+  return translate(*checked.program, checked.contract, llvmContext, machine,
+                   options, diags, timing, workspace);
+}
+
+std::unique_ptr<llvm::Module> Compiler::translate(
+    const Program &program, const Contract &contract,
+    llvm::LLVMContext &llvmContext, llvm::TargetMachine &machine,
+    const PipelineOptions &options, DiagnosticEngine &diags,
+    mlir::TimingScope &timing, WorkspaceSize &workspace) {
+  mlir::OwningOpRef<mlir::ModuleOp> module = lowerToMLIR(
+      program, contract, MLIRStage::LLVM, options, diags, timing);
   if (!module)
     return nullptr;
   workspace = workspaceSize(*module);
@@ -298,13 +350,42 @@ std::unique_ptr<llvm::Module> Compiler::translateChecked(
                 llvm::toString(translated.takeError()));
     return nullptr;
   }
+  keepOnlyKernelExternal(**translated, kernelFunctionName(contract));
   return std::move(*translated);
+}
+
+/// Gives the functions of `names` that `module` defines `linkage`.
+static void setLinkage(llvm::Module &module,
+                       llvm::ArrayRef<std::string> names,
+                       llvm::GlobalValue::LinkageTypes linkage) {
+  for (const std::string &name : names)
+    if (llvm::Function *function = module.getFunction(name))
+      function->setLinkage(linkage);
+}
+
+/// Links `from` into `into`; the linker's errors become diagnostics (the
+/// context's default handler would exit).
+static bool linkInto(llvm::Module &into, std::unique_ptr<llvm::Module> from,
+                     llvm::StringRef what, llvm::StringRef programFile,
+                     DiagnosticEngine &diags) {
+  llvm::LLVMContext &context = into.getContext();
+  auto previousHandler = context.getDiagnosticHandlerCallBack();
+  void *previousContext = context.getDiagnosticContext();
+  std::vector<std::string> errors;
+  context.setDiagnosticHandlerCallBack(collectLLVMErrors, &errors);
+  bool failed = llvm::Linker::linkModules(into, std::move(from));
+  context.setDiagnosticHandlerCallBack(previousHandler, previousContext);
+  if (!failed && errors.empty())
+    return true;
+  diags.error(DiagCategory::Internal, "internal", programFile, Loc(),
+              "internal compiler error: cannot link the code of " + what +
+                  (errors.empty() ? "" : ": " + llvm::join(errors, "; ")));
+  return false;
 }
 
 /// Compiles the variants of `checked` and links their kernels into
 /// `module`; their workspaces go to `variants`. Their functions are named
-/// by their own entry prefixes, so nothing clashes but the private
-/// constants, which the linker renames.
+/// by their own entry prefixes; everything else is local to each.
 bool Compiler::linkVariants(const CheckedProgram &checked, llvm::Module &module,
                             llvm::TargetMachine &machine,
                             const PipelineOptions &options,
@@ -321,15 +402,79 @@ bool Compiler::linkVariants(const CheckedProgram &checked, llvm::Module &module,
                          scope, kernel.workspace);
     if (!variantModule)
       return false;
-    if (llvm::Linker::linkModules(module, std::move(variantModule))) {
-      diags.error(DiagCategory::Internal, "internal", checked.program->file,
-                  Loc(),
-                  "internal compiler error: cannot link the code of variant " +
-                      kernel.variant->text(checked.contract));
+    if (!linkInto(module, std::move(variantModule),
+                  "variant " + kernel.variant->text(checked.contract),
+                  checked.program->file, diags))
       return false;
-    }
     variants.push_back(std::move(kernel));
   }
+  return true;
+}
+
+/// The kernel `<prefix>_kernel` of `module` (and its workspace size
+/// function) renamed to the first listed CPU's, `<p>_cpu1_kernel`.
+static std::string renameBaselineKernel(llvm::Module &module,
+                                        const Contract &contract) {
+  std::string from = kernelFunctionName(contract);
+  Contract first = contract;
+  first.entryPrefix = cpuLevelPrefix(contract, 1);
+  std::string to = kernelFunctionName(first);
+  if (llvm::Function *kernel = module.getFunction(from))
+    kernel->setName(to);
+  if (llvm::Function *size = module.getFunction(from + ".workspace_size"))
+    size->setName(to + ".workspace_size");
+  return to;
+}
+
+/// With `moreCPUs` (--cpu A,B,...), compiles the kernel again for each
+/// further CPU, with that CPU's pipeline options (vector width, register
+/// tiles), into `module`, whose kernel was compiled for the baseline
+/// `machine`; then replaces the kernel by the dispatcher among them
+/// (CpuDispatch.h). `workspace` becomes the dispatcher's.
+bool Compiler::linkCPULevels(const CheckedProgram &checked,
+                             llvm::Module &module,
+                             llvm::TargetMachine &machine,
+                             llvm::ArrayRef<llvm::TargetMachine *> moreCPUs,
+                             const PipelineOptions &options,
+                             DiagnosticEngine &diags,
+                             mlir::TimingScope &timing,
+                             WorkspaceSize &workspace) {
+  const Contract &contract = checked.contract;
+  setTargetAttributes(module, machine);
+  std::vector<CpuKernel> levels = {
+      {renameBaselineKernel(module, contract),
+       x86Level(machine.getTargetCPU()), workspace}};
+  for (auto [index, levelMachine] : llvm::enumerate(moreCPUs)) {
+    unsigned listed = index + 2;
+    mlir::TimingScope scope = timing.nest("cpu-" + std::to_string(listed));
+    Contract levelContract = contract;
+    levelContract.entryPrefix = cpuLevelPrefix(contract, listed);
+    PipelineOptions levelOptions =
+        pipelineOptionsFor(*levelMachine, options.optLevel);
+    levelOptions.cutRegions = options.cutRegions;
+    levelOptions.printIRAfterAll = options.printIRAfterAll;
+    CpuKernel level{kernelFunctionName(levelContract),
+                    x86Level(levelMachine->getTargetCPU()), {}};
+    std::unique_ptr<llvm::Module> levelModule =
+        translate(*checked.program, levelContract, module.getContext(),
+                  *levelMachine, levelOptions, diags, scope, level.workspace);
+    if (!levelModule)
+      return false;
+    setTargetAttributes(*levelModule, *levelMachine);
+    if (!linkInto(module, std::move(levelModule),
+                  "CPU " + levelMachine->getTargetCPU().str(),
+                  checked.program->file, diags))
+      return false;
+    levels.push_back(std::move(level));
+  }
+  auto dispatched = emitCpuDispatch(module, contract,
+                                    kernelFunctionName(contract), levels);
+  if (!dispatched) {
+    diags.error(DiagCategory::Internal, "internal", checked.program->file,
+                Loc(), llvm::toString(dispatched.takeError()));
+    return false;
+  }
+  workspace = *dispatched;
   return true;
 }
 
@@ -337,7 +482,8 @@ std::unique_ptr<llvm::Module> Compiler::buildLLVMModule(
     const CheckedProgram &checked, llvm::LLVMContext &llvmContext,
     llvm::TargetMachine &machine, const PipelineOptions &options,
     DiagnosticEngine &diags, mlir::TimingScope &timing,
-    const WeightsPlan &weights, WorkspaceSize *workspaceOut) {
+    const WeightsPlan &weights, WorkspaceSize *workspaceOut,
+    llvm::ArrayRef<llvm::TargetMachine *> moreCPUs) {
   const Program &program = *checked.program;
   const Contract &contract = checked.contract;
   WorkspaceSize workspace;
@@ -345,10 +491,27 @@ std::unique_ptr<llvm::Module> Compiler::buildLLVMModule(
       checked, llvmContext, machine, options, diags, timing, workspace);
   if (!llvmModule)
     return nullptr;
+  if (!moreCPUs.empty() &&
+      !linkCPULevels(checked, *llvmModule, machine, moreCPUs, options, diags,
+                     timing, workspace))
+    return nullptr;
   std::vector<VariantKernel> variants;
   if (!linkVariants(checked, *llvmModule, machine, options, diags, timing,
                     variants))
     return nullptr;
+  if (!variants.empty()) {
+    // A region that no bound symbol reaches is the same in every variant.
+    // The workspace size functions are still external (keepOnlyKernel-
+    // External): one identical to another becomes a call of it rather
+    // than disappearing before the entry points call it by name.
+    mlir::TimingScope merge = timing.nest("merge-variants");
+    mergeIdenticalFunctions(*llvmModule, machine);
+  }
+  std::vector<std::string> sizeFunctions = {
+      workspaceSizeFunctionName(kernelFunctionName(contract))};
+  for (const VariantKernel &variant : variants)
+    sizeFunctions.push_back(workspaceSizeFunctionName(variant.kernelName));
+  setLinkage(*llvmModule, sizeFunctions, llvm::GlobalValue::InternalLinkage);
   if (workspaceOut) {
     // What the header and manifest promise: a caller's workspace of the
     // static bytes is large enough for every variant whose size does not
@@ -389,25 +552,56 @@ std::unique_ptr<llvm::Module> Compiler::buildLLVMModule(
 
 std::optional<std::string>
 Compiler::compileObject(const CheckedProgram &checked, const TargetSpec &spec,
-                        DiagnosticEngine &diags) {
+                        DiagnosticEngine &diags, mlir::TimingScope *timed) {
   auto machine = createTargetMachine(spec);
   if (!machine) {
     diags.error(DiagCategory::Target, "target", "", Loc(),
                 llvm::toString(machine.takeError()));
     return std::nullopt;
   }
+  std::vector<std::unique_ptr<llvm::TargetMachine>> levelMachines;
+  if (llvm::Error err = createLevelMachines(spec, levelMachines)) {
+    diags.error(DiagCategory::Target, "target", "", Loc(),
+                llvm::toString(std::move(err)));
+    return std::nullopt;
+  }
   mlir::DefaultTimingManager timingManager;
-  mlir::TimingScope timing = timingManager.getRootScope();
+  mlir::TimingScope untimed = timingManager.getRootScope();
+  mlir::TimingScope &timing = timed ? *timed : untimed;
   PipelineOptions options = pipelineOptionsFor(**machine, spec.optLevel);
   llvm::LLVMContext llvmContext;
   WeightsPlan weights = planWeights(
       *checked.program, checked.contract.entryPrefix, WeightsMode::Embedded);
-  std::unique_ptr<llvm::Module> module = buildLLVMModule(
-      checked, llvmContext, **machine, options, diags, timing, weights);
+  std::unique_ptr<llvm::Module> module =
+      buildLLVMModule(checked, llvmContext, **machine, options, diags, timing,
+                      weights, nullptr, machinePointers(levelMachines));
   if (!module)
     return std::nullopt;
+  // The phase txc compile names code generation (docs/cli.md,
+  // "--time-report"), so that txc budget reports the same tree.
+  mlir::TimingScope codegen = timing.nest("llvm-codegen");
   CodegenPartitions partitions = codegenPartitions(*module, checked);
   return generateCode(*module, **machine, MachineCodeKind::Object,
                       checked.program->file, diags, &weights,
-                      /*imports=*/nullptr, &partitions);
+                      /*imports=*/nullptr, &partitions, &codegen);
+}
+
+llvm::Error txc::createLevelMachines(
+    const TargetSpec &spec,
+    std::vector<std::unique_ptr<llvm::TargetMachine>> &machines) {
+  for (size_t i = 1; i <= spec.moreCPUs.size(); ++i) {
+    auto machine = createTargetMachine(spec.forCPU(i));
+    if (!machine)
+      return machine.takeError();
+    machines.push_back(std::move(*machine));
+  }
+  return llvm::Error::success();
+}
+
+std::vector<llvm::TargetMachine *> txc::machinePointers(
+    llvm::ArrayRef<std::unique_ptr<llvm::TargetMachine>> machines) {
+  std::vector<llvm::TargetMachine *> pointers;
+  for (const auto &machine : machines)
+    pointers.push_back(machine.get());
+  return pointers;
 }

@@ -187,11 +187,12 @@ loadProgramTimed(llvm::StringRef path, llvm::StringRef entryPrefix,
 std::unique_ptr<CheckedProgram>
 txc::loadProgram(llvm::StringRef path, llvm::StringRef entryPrefix,
                  DiagnosticEngine &diags, const ReaderOptions &reader,
-                 llvm::ArrayRef<std::string> specializations) {
+                 llvm::ArrayRef<std::string> specializations,
+                 mlir::TimingScope *timed) {
   mlir::DefaultTimingManager timing;
-  mlir::TimingScope root = timing.getRootScope();
-  return loadProgramTimed(path, entryPrefix, reader, diags, root,
-                          specializations);
+  mlir::TimingScope untimed = timing.getRootScope();
+  return loadProgramTimed(path, entryPrefix, reader, diags,
+                          timed ? *timed : untimed, specializations);
 }
 
 int txc::runCheck(llvm::StringRef programPath, DiagnosticEngine &diags,
@@ -543,6 +544,31 @@ static std::optional<int> printTargetHelp(const CompileOptions &options,
   return diags.exitCode();
 }
 
+/// With a list of CPUs (--cpu A,B,...): their target machines after the
+/// baseline's. Variants and CPU levels are not combined yet: each variant
+/// would need a kernel per CPU and a dispatcher of its own.
+static bool checkCPUList(
+    const CompileOptions &options, const TargetSpec &spec,
+    std::vector<std::unique_ptr<llvm::TargetMachine>> &machines,
+    DiagnosticEngine &diags) {
+  if (spec.moreCPUs.empty())
+    return true;
+  if (!options.specializations.empty()) {
+    diags
+        .error(DiagCategory::Usage, "usage", "", Loc(),
+               "--specialize cannot be combined with a list of CPUs (--cpu " +
+                   options.cpu + ") yet")
+        .addNote("compile the variants for one CPU, or the CPUs without "
+                 "variants (docs/cli.md, \"Several CPUs in one object\")");
+    return false;
+  }
+  if (llvm::Error err = createLevelMachines(spec, machines)) {
+    reportTargetError(std::move(err), diags);
+    return false;
+  }
+  return true;
+}
+
 int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
   if (std::optional<int> code = printTargetHelp(options, diags))
     return *code;
@@ -602,6 +628,9 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
     reportTargetError(machine.takeError(), diags);
     return diags.exitCode();
   }
+  std::vector<std::unique_ptr<llvm::TargetMachine>> levelMachines;
+  if (!checkCPUList(options, *spec, levelMachines, diags))
+    return diags.exitCode();
 
   std::string outputPath = options.outputPath;
   if (outputPath.empty())
@@ -691,7 +720,8 @@ int txc::runCompile(const CompileOptions &options, DiagnosticEngine &diags) {
     WorkspaceSize workspace;
     std::unique_ptr<llvm::Module> llvmModule =
         compiler.buildLLVMModule(*checked, llvmContext, **machine, pipeline,
-                                 diags, root, weights, &workspace);
+                                 diags, root, weights, &workspace,
+                                 machinePointers(levelMachines));
     info.setWorkspace(workspace);
     if (!llvmModule)
       return diags.exitCode();

@@ -77,6 +77,9 @@ private:
   /// False if the format or version makes the rest unreadable.
   bool readHeader(const JsonValue &root);
   void readSymbols(const JsonValue &list, llvm::StringRef pointer);
+  /// A symbol's `values`, once its range and multiple_of are known.
+  bool readSymbolValues(const JsonValue &list, llvm::StringRef pointer,
+                        Symbol &symbol);
   std::optional<ValueDecl> readValueDecl(const JsonValue &value,
                                          llvm::StringRef pointer,
                                          llvm::StringRef what);
@@ -329,7 +332,8 @@ void ProgramReader::readSymbols(const JsonValue &list, llvm::StringRef pointer) 
     const JsonValue &item = list.items()[i];
     std::string ptr = appendPointer(pointer, i);
     if (!checkObject(item, ptr, "a symbol",
-                     {"name", "min", "max", "multiple_of", "description"}))
+                     {"name", "min", "max", "multiple_of", "values",
+                      "description"}))
       continue;
     Symbol symbol;
     symbol.loc = locOf(item, ptr);
@@ -401,11 +405,63 @@ void ProgramReader::readSymbols(const JsonValue &list, llvm::StringRef pointer) 
         ok = false;
       }
     }
+    if (const JsonValue *values = item.find("values"))
+      if (ok)
+        ok &= readSymbolValues(*values, appendPointer(ptr, "values"), symbol);
     // Keep the symbol even when a bound is bad, so that shapes using it do
     // not report a second, misleading "unknown symbol" error.
     if (!symbol.name.empty() && !program->findSymbol(symbol.name))
       program->symbols.push_back(std::move(symbol));
   }
+}
+
+bool ProgramReader::readSymbolValues(const JsonValue &list,
+                                     llvm::StringRef pointer,
+                                     Symbol &symbol) {
+  if (!checkArray(list, pointer, "'values' of a symbol"))
+    return false;
+  const std::string &name = symbol.name;
+  if (list.items().empty() ||
+      list.items().size() > ProgramLimits::kMaxSymbolValues) {
+    error(list, pointer, "symbol-values",
+          "'values' of symbol '" + name + "' must list 1 to " +
+              llvm::Twine(ProgramLimits::kMaxSymbolValues) +
+              " values, not " + llvm::Twine(list.items().size()));
+    return false;
+  }
+  bool ok = true;
+  std::vector<int64_t> values;
+  for (size_t i = 0; i < list.items().size(); ++i) {
+    const JsonValue &item = list.items()[i];
+    std::string ptr = appendPointer(pointer, i);
+    auto value = readInteger(item, ptr, "a value of symbol '" + name + "'");
+    if (!value) {
+      ok = false;
+      continue;
+    }
+    if (*value < symbol.min || *value > symbol.max ||
+        *value % symbol.multipleOf != 0) {
+      std::string range = "[" + std::to_string(symbol.min) + ", " +
+                          std::to_string(symbol.max) + "]";
+      if (symbol.multipleOf > 1)
+        range += " and a multiple of " + std::to_string(symbol.multipleOf);
+      error(item, ptr, "symbol-values",
+            "value " + llvm::Twine(*value) + " of symbol '" + name +
+                "' must be in its range " + range);
+      ok = false;
+    } else if (llvm::is_contained(values, *value)) {
+      error(item, ptr, "symbol-values",
+            "value " + llvm::Twine(*value) + " of symbol '" + name +
+                "' is listed twice");
+      ok = false;
+    }
+    values.push_back(*value);
+  }
+  if (!ok)
+    return false;
+  llvm::sort(values);
+  symbol.values = std::move(values);
+  return true;
 }
 
 std::optional<ShapeExpr> ProgramReader::readDim(const JsonValue &value,

@@ -267,6 +267,8 @@ CompiledProgram::run(llvm::ArrayRef<Tensor> inputs) const {
                 outputs[o].sizeBytes());
   }
   result.outputs = std::move(outputs);
+  // OK, and which code ran (status.variant).
+  result.status = toCallStatus(status);
   return result;
 }
 

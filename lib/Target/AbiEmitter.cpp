@@ -14,6 +14,7 @@
 #include "IRExprOps.h"
 #include "RunOptionsEmitter.h"
 #include "txc/Analysis/Specialization.h"
+#include "txc/Target/DispatchStats.h"
 #include "txc/Pipeline/Workspace.h"
 #include "txc/Target/GuardTable.h"
 #include "txc/Target/Weights.h"
@@ -78,7 +79,7 @@ struct KernelCode {
         workspaceSizeFunction(
             workspace.dynamic
                 ? module.getFunction(
-                      (kernel->getName() + ".workspace_size").str())
+                      workspaceSizeFunctionName(kernel->getName()))
                 : nullptr),
         variant(variant) {}
   bool needsWorkspace() const {
@@ -126,6 +127,10 @@ private:
   /// Sets state.variant: the first variant in dispatch order whose bound
   /// symbols have their values, else the generic code.
   void chooseVariant(IRBuilder<> &b, CallState &state);
+  /// With variants: tells the dispatch statistics (DispatchStats.h) which
+  /// code is about to run. The call's context is NULL here; the copies of
+  /// <p>_run_with_options pass theirs (RunOptionsEmitter.cpp).
+  void recordDispatch(IRBuilder<> &b, const CallState &state);
   /// Calls kernels[index] with `args` (and the workspace's, if it has one).
   void callKernelCode(IRBuilder<> &b, const KernelCode &code,
                       ArrayRef<Value *> args, ArrayRef<Value *> workspaceArgs);
@@ -461,6 +466,15 @@ void EntryPointEmitter::emitGuards(IRBuilder<> &b, GuardSink &exit,
              g, c64(g.value), c64(g.value), value);
       break;
     }
+    case GuardKind::SymbolValues: {
+      Value *value = state.symbols[g.symbol];
+      Value *member = b.getFalse();
+      for (int64_t allowed : g.values)
+        member = b.CreateOr(member, b.CreateICmpEQ(value, c64(allowed)));
+      failIf(b, exit, b.CreateNot(member), g, c64(g.values.front()),
+             c64(g.values.back()), value);
+      break;
+    }
     case GuardKind::DimEquals: {
       Value *expected = evaluate(b, g.expr, state.symbols, i64);
       Value *actual = dimValue();
@@ -683,6 +697,16 @@ void EntryPointEmitter::chooseVariant(IRBuilder<> &b, CallState &state) {
   state.variant->setName("variant");
 }
 
+void EntryPointEmitter::recordDispatch(IRBuilder<> &b,
+                                       const CallState &state) {
+  if (!dispatches())
+    return;
+  SmallVector<Value *> args = {ConstantPointerNull::get(ptr), state.variant};
+  for (Value *symbol : state.symbols)
+    args.push_back(symbol ? symbol : c64(0));
+  b.CreateCall(getOrEmitDispatchRecorder(module, contract), args);
+}
+
 void EntryPointEmitter::checkKernelStatus(IRBuilder<> &b, FailExit &exit,
                                           Value *kernelStatus,
                                           CallState &state) {
@@ -787,6 +811,7 @@ void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
         workspace, allocation);
   writeOutputShapes(b, function->getArg(2), state);
   if (runKernel) {
+    recordDispatch(b, state);
     Value *kernelStatus =
         callKernel(b, function->getArg(0), function->getArg(2), state,
                    /*blob=*/nullptr, workspace, workspaceSize);
@@ -937,6 +962,7 @@ void EntryPointEmitter::emitRunWithWeights(StringRef name,
         source == WorkspaceSource::Caller ? function->getArg(8) : nullptr,
         workspace, allocation);
   writeOutputShapes(b, outputs, state);
+  recordDispatch(b, state);
   Value *kernelStatus = callKernel(b, inputs, outputs, state, blob, workspace,
                                    workspaceSize);
   if (allocation)
@@ -1354,7 +1380,7 @@ static Error checkKernel(Function *kernel, StringRef kernelName,
   kernel->setLinkage(GlobalValue::InternalLinkage);
   Module &module = *kernel->getParent();
   if (workspace.dynamic &&
-      !module.getFunction((kernelName + ".workspace_size").str()))
+      !module.getFunction(workspaceSizeFunctionName(kernelName)))
     return createStringError(inconvertibleErrorCode(),
                              "internal error: kernel '%s' has no workspace "
                              "size function",
@@ -1401,5 +1427,7 @@ Error txc::emitAbiEntryPoints(Module &module, const Contract &contract,
   emitter.emitOutputShapes();
   emitter.emitWorkspaceSize();
   emitter.emitErrorMessage();
+  if (!contract.variants.empty())
+    emitFormatDispatchStats(module, contract);
   return Error::success();
 }

@@ -150,6 +150,13 @@ private:
   void emitFailure(BasicBlock *block);
   void emitCase(IRBuilder<> &b, GuardKind kind);
   void emitSymbolCheck(IRBuilder<> &b, GuardKind kind);
+  /// SymbolValues: whether the bound symbol is one of the row's guard's
+  /// values, by calling the membership function.
+  void emitValuesCheck(IRBuilder<> &b);
+  /// `i1 <p>_run.symbol_values(i32 guard, i64 value, ptr bounds)`: a switch
+  /// on the guard id, then on the value; writes the set's smallest and
+  /// largest value to bounds[0..1] (the status's expected_min/max).
+  Function *membershipFunction();
   void emitAliasCheck(IRBuilder<> &b);
   /// Fails when [start, end) overlaps a tensor of `array` below `count`.
   void emitOverlapLoop(IRBuilder<> &b, Value *start, Value *end, Value *bytes,
@@ -330,6 +337,9 @@ void GuardInterpreter::emitCase(IRBuilder<> &b, GuardKind kind) {
   case GuardKind::SymbolMultiple:
     emitSymbolCheck(b, kind);
     return;
+  case GuardKind::SymbolValues:
+    emitValuesCheck(b);
+    return;
   case GuardKind::DimEquals: {
     Value *expected = b.CreateTrunc(ctx.expr, i64);
     Value *actual = dimValue(b);
@@ -356,6 +366,51 @@ void GuardInterpreter::emitCase(IRBuilder<> &b, GuardKind kind) {
     b.CreateBr(ctx.next); // not in the table (checked by the kernel)
     return;
   }
+}
+
+Function *GuardInterpreter::membershipFunction() {
+  Module &module = *function->getParent();
+  std::string name = contract.runSymbol() + ".symbol_values";
+  if (Function *existing = module.getFunction(name))
+    return existing;
+  Function *member = Function::Create(
+      FunctionType::get(Type::getInt1Ty(context), {i32, i64, ptr}, false),
+      GlobalValue::InternalLinkage, name, module);
+  member->addFnAttr(Attribute::NoUnwind);
+  BasicBlock *entry = BasicBlock::Create(context, "entry", member);
+  BasicBlock *no = BasicBlock::Create(context, "no", member);
+  BasicBlock *yes = BasicBlock::Create(context, "yes", member);
+  IRBuilder<>(no).CreateRet(IRBuilder<>(no).getFalse());
+  IRBuilder<>(yes).CreateRet(IRBuilder<>(yes).getTrue());
+  IRBuilder<> b(entry);
+  SwitchInst *byGuard = b.CreateSwitch(member->getArg(0), no);
+  for (const Guard &g : contract.guards) {
+    if (g.kind != GuardKind::SymbolValues)
+      continue;
+    BasicBlock *block = BasicBlock::Create(context, "guard", member);
+    byGuard->addCase(cast<ConstantInt>(ConstantInt::get(i32, g.id)), block);
+    IRBuilder<> gb(block);
+    Value *bounds = member->getArg(2);
+    gb.CreateStore(c64(g.values.front()), bounds);
+    gb.CreateStore(c64(g.values.back()), gb.CreateConstGEP1_64(i64, bounds, 1));
+    SwitchInst *byValue = gb.CreateSwitch(member->getArg(1), no);
+    for (int64_t value : g.values)
+      byValue->addCase(cast<ConstantInt>(ConstantInt::get(i64, value, true)), yes);
+  }
+  return member;
+}
+
+void GuardInterpreter::emitValuesCheck(IRBuilder<> &b) {
+  Value *symbol = b.CreateLoad(
+      i64, b.CreateGEP(i64, arg(5), b.CreateSExt(rowField(b, RowSymbol), i64)));
+  IRBuilder<> entry(&function->getEntryBlock(),
+                    function->getEntryBlock().begin());
+  Value *bounds = entry.CreateAlloca(ArrayType::get(i64, 2), nullptr, "bounds");
+  Value *member = b.CreateCall(membershipFunction(),
+                               {rowField(b, RowId), symbol, bounds});
+  Value *min = b.CreateLoad(i64, bounds);
+  Value *max = b.CreateLoad(i64, b.CreateConstGEP1_64(i64, bounds, 1));
+  check(b, b.CreateNot(member), min, max, symbol);
 }
 
 void GuardInterpreter::emitSymbolCheck(IRBuilder<> &b, GuardKind kind) {

@@ -134,6 +134,9 @@ static json guardOperandsToJson(const Guard &g,
   case GuardKind::SymbolMultiple:
     operands["multiple_of"] = g.value;
     break;
+  case GuardKind::SymbolValues:
+    operands["values"] = g.values;
+    break;
   case GuardKind::DimEquals:
     operands["expected"] = g.expr.toString(names);
     break;
@@ -196,6 +199,10 @@ std::string txc::emitManifest(const Contract &contract,
   target["triple"] = info.target.triple;
   target["cpu"] = info.target.cpu;
   target["cpu_from_host"] = info.target.hostCPU;
+  // Only for an object compiled for several CPUs: the listed ones, the
+  // baseline (`cpu`) first.
+  if (!info.target.moreCPUs.empty())
+    target["cpus"] = info.target.cpus();
   target["features"] = info.target.features;
   target["opt_level"] = info.target.optLevel;
   manifest["target"] = std::move(target);
@@ -212,7 +219,7 @@ std::string txc::emitManifest(const Contract &contract,
   entryPoints["workspace_size"] = workspaceSizeSymbol(contract);
   entryPoints["error_message"] = contract.messageSymbol();
   manifest["entry_points"] = std::move(entryPoints);
-  manifest["abi"] = {{"version", 1},
+  manifest["abi"] = {{"version", AbiLayout::kVersion},
                      {"max_rank", AbiLayout::kMaxRank},
                      {"tensor_descriptor_bytes", AbiLayout::kTensorSize},
                      {"status_bytes", AbiLayout::kStatusSize},
@@ -232,6 +239,8 @@ std::string txc::emitManifest(const Contract &contract,
     entry["min"] = symbol.min;
     entry["max"] = symbol.max;
     entry["multiple_of"] = symbol.multipleOf;
+    if (!symbol.values.empty())
+      entry["values"] = symbol.values;
     for (const Guard &g : contract.guards)
       if (g.kind == GuardKind::SymbolRange && g.symbol == int32_t(s)) {
         entry["determined_by"] =

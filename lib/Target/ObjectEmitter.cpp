@@ -1,5 +1,6 @@
 //===- ObjectEmitter.cpp - LLVM IR to object code, in process -------------===//
 #include "txc/Target/ObjectEmitter.h"
+#include "txc/Target/CpuDispatch.h"
 #include "txc/Target/Imports.h"
 
 #include "txc/Support/Diagnostics.h"
@@ -19,9 +20,11 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Transforms/IPO/ConstantMerge.h"
 #include "llvm/Transforms/IPO/DeadArgumentElimination.h"
 #include "llvm/Transforms/IPO/GlobalDCE.h"
 #include "llvm/Transforms/IPO/GlobalOpt.h"
+#include "llvm/Transforms/IPO/MergeFunctions.h"
 #include "llvm/Transforms/IPO/SCCP.h"
 #include "llvm/Transforms/Scalar/InferAlignment.h"
 #include "llvm/Support/CommandLine.h"
@@ -199,6 +202,50 @@ static std::string hostFeatures() {
   return features.getString();
 }
 
+/// Checks a --cpu list (`x86-64-v2,x86-64-v3`): x86-64 levels only (the
+/// dispatcher knows what each needs of the CPU), in increasing order so
+/// that the first, the baseline, runs wherever the object does and each
+/// further one is worth choosing; no --features, which would apply to
+/// levels with other features.
+static llvm::Expected<std::vector<std::string>>
+checkCPUList(llvm::StringRef list, const llvm::Triple &triple,
+             llvm::StringRef features) {
+  std::string levels = llvm::join(x86LevelCPUs(), ", ");
+  if (triple.getArch() != llvm::Triple::x86_64)
+    return targetOptionError("--cpu '" + list + "': a list of CPUs is only "
+                             "valid for x86_64 targets, not '" +
+                             triple.str() + "'");
+  if (!features.empty())
+    return targetOptionError("--features cannot be combined with a list of "
+                             "CPUs ('" + list + "')");
+  llvm::SmallVector<llvm::StringRef, 4> items;
+  list.split(items, ',');
+  std::vector<std::string> cpus;
+  unsigned previous = 0;
+  for (llvm::StringRef item : items) {
+    item = item.trim();
+    unsigned level = x86Level(item);
+    if (!level)
+      return targetOptionError(
+          "--cpu '" + list + "': '" + item +
+              "' is not an x86-64 level; a list of CPUs takes " + levels,
+          {"a list names the levels from the baseline up, e.g. "
+           "x86-64-v2,x86-64-v3,x86-64-v4 (docs/cli.md, \"Several CPUs in "
+           "one object\")"});
+    if (llvm::is_contained(cpus, item))
+      return targetOptionError("--cpu '" + list + "': '" + item +
+                               "' is listed twice");
+    if (level < previous)
+      return targetOptionError("--cpu '" + list + "': '" + item +
+                                   "' comes after a more capable level",
+                               {"list the levels in increasing order, the "
+                                "baseline first"});
+    previous = level;
+    cpus.push_back(item.str());
+  }
+  return cpus;
+}
+
 llvm::Expected<TargetSpec> txc::resolveTargetSpec(llvm::StringRef triple,
                                                   llvm::StringRef cpu,
                                                   llvm::StringRef features,
@@ -206,6 +253,15 @@ llvm::Expected<TargetSpec> txc::resolveTargetSpec(llvm::StringRef triple,
   auto resolved = lookupTarget(triple);
   if (!resolved)
     return resolved.takeError();
+  if (cpu.contains(',')) {
+    auto cpus = checkCPUList(cpu, llvm::Triple(resolved->triple), features);
+    if (!cpus)
+      return cpus.takeError();
+    auto spec = resolveTargetSpec(triple, cpus->front(), "", optLevel);
+    if (spec)
+      spec->moreCPUs.assign(cpus->begin() + 1, cpus->end());
+    return spec;
+  }
   TargetSpec spec;
   spec.optLevel = optLevel;
   spec.triple = resolved->triple;
@@ -410,6 +466,25 @@ void txc::optimizeAcrossFunctions(llvm::Module &module,
     passes.addPass(llvm::GlobalDCEPass());
     return passes;
   });
+}
+
+void txc::mergeIdenticalFunctions(llvm::Module &module,
+                                  llvm::TargetMachine &machine) {
+  // The code never compares the addresses of its local functions (a task
+  // function's address only goes to parallel_for): with unnamed_addr, a
+  // duplicate is replaced everywhere, its address included, rather than
+  // kept as a thunk, so that the functions that launch two identical tasks
+  // become identical too.
+  for (llvm::Function &function : module)
+    if (function.hasLocalLinkage() && !function.isDeclaration())
+      function.setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  runModulePipeline(module, machine, /*optLevel=*/0,
+                    [](llvm::PassBuilder &) {
+                      llvm::ModulePassManager passes;
+                      passes.addPass(llvm::ConstantMergePass());
+                      passes.addPass(llvm::MergeFunctionsPass());
+                      return passes;
+                    });
 }
 
 /// Turns off LLVM's post-register-allocation list scheduler (the

@@ -7,11 +7,16 @@
 // parallel context {parallel_for, ctx, num_threads} on its stack and calls
 // a copy of the run entry point that passes this context to the kernel
 // instead of NULL: the guards, the workspace checks and their statuses are
-// those of the entry points without options, by construction.
+// those of the entry points without options, by construction. With
+// variants, the copy also passes a per-call dispatch context to the
+// dispatch recorder, which counts the call in the caller's statistics
+// block (DispatchStats.h).
 //
 //===----------------------------------------------------------------------===//
 #include "RunOptionsEmitter.h"
 #include "txc/Target/AbiEmitter.h"
+#include "txc/Target/DispatchStats.h"
+#include "txc/Target/CpuDispatch.h"
 #include "txc/Target/Weights.h"
 
 #include "llvm/IR/Constants.h"
@@ -24,15 +29,17 @@
 using namespace txc;
 using namespace llvm;
 
-/// A copy of the entry point `name`, internal, with one more argument: the
-/// parallel context, which its kernel calls (one per variant) pass instead
-/// of NULL.
+/// A copy of the entry point `name`, internal, with two more arguments:
+/// the parallel context, which its kernel calls (one per variant) pass
+/// instead of NULL, and the dispatch context, which its call of the
+/// dispatch recorder (if any) passes instead of NULL.
 static Function *cloneWithContext(Module &module, StringRef name,
-                                  ArrayRef<Function *> kernels) {
+                                  ArrayRef<Function *> kernels,
+                                  Function *recorder) {
   Function *original = module.getFunction(name);
   LLVMContext &context = module.getContext();
   SmallVector<Type *> params(original->getFunctionType()->params());
-  params.push_back(PointerType::getUnqual(context));
+  params.append(2, PointerType::getUnqual(context));
   Function *copy = Function::Create(
       FunctionType::get(original->getReturnType(), params, false),
       GlobalValue::InternalLinkage, name + ".parallel", module);
@@ -41,15 +48,20 @@ static Function *cloneWithContext(Module &module, StringRef name,
     to.setName(from.getName());
     mapping[&from] = &to;
   }
-  Argument *parallel = copy->getArg(copy->arg_size() - 1);
+  Argument *parallel = copy->getArg(copy->arg_size() - 2);
   parallel->setName("parallel");
+  Argument *dispatch = copy->getArg(copy->arg_size() - 1);
+  dispatch->setName("dispatch");
   SmallVector<ReturnInst *> returns;
   CloneFunctionInto(copy, original, mapping,
                     CloneFunctionChangeType::LocalChangesOnly, returns);
   for (Instruction &inst : instructions(copy))
-    if (auto *call = dyn_cast<CallInst>(&inst))
+    if (auto *call = dyn_cast<CallInst>(&inst)) {
       if (is_contained(kernels, call->getCalledFunction()))
         call->setArgOperand(0, parallel);
+      else if (recorder && call->getCalledFunction() == recorder)
+        call->setArgOperand(0, dispatch);
+    }
   return copy;
 }
 
@@ -99,6 +111,65 @@ private:
 
 } // namespace
 
+/// The per-call dispatch context {ptr block, i32 dispatched} on the
+/// entry point's stack: the caller's block when it is one of this
+/// program's (struct_size and layout match), else NULL, so that a block of
+/// another program or size is never written.
+static Value *createDispatchContext(IRBuilder<> &b, const Contract &contract,
+                                    Value *block, Value *&checkedBlock) {
+  LLVMContext &context = b.getContext();
+  PointerType *ptr = PointerType::getUnqual(context);
+  StructType *type = dispatchContextType(context);
+  Value *dispatch = b.CreateAlloca(type, nullptr, "dispatch");
+  DispatchStatsLayout layout = dispatchStatsLayout(contract);
+  Function *function = b.GetInsertBlock()->getParent();
+  BasicBlock *from = b.GetInsertBlock();
+  BasicBlock *check = BasicBlock::Create(context, "stats.check", function);
+  BasicBlock *done = BasicBlock::Create(context, "stats.done", function);
+  b.CreateCondBr(b.CreateIsNull(block), done, check);
+  b.SetInsertPoint(check);
+  Value *accepted = b.CreateSelect(isDispatchStatsBlock(b, layout, block),
+                                   block, ConstantPointerNull::get(ptr));
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  PHINode *phi = b.CreatePHI(ptr, 2, "stats");
+  phi->addIncoming(ConstantPointerNull::get(ptr), from);
+  phi->addIncoming(accepted, check);
+  checkedBlock = phi;
+  b.CreateStore(phi, b.CreateStructGEP(type, dispatch, 0));
+  b.CreateStore(b.getInt32(0), b.CreateStructGEP(type, dispatch, 1));
+  return dispatch;
+}
+
+/// Returns `code` after counting, in the block, a call that ran no code:
+/// a check failed before the dispatcher chose one.
+static void returnCountingFailure(IRBuilder<> &b, Value *code,
+                                  Value *dispatch, Value *block) {
+  if (!dispatch) {
+    b.CreateRet(code);
+    return;
+  }
+  LLVMContext &context = b.getContext();
+  StructType *type = dispatchContextType(context);
+  Value *dispatched = b.CreateLoad(b.getInt32Ty(),
+                                   b.CreateStructGEP(type, dispatch, 1));
+  Value *failed = b.CreateAnd(
+      b.CreateIsNotNull(block),
+      b.CreateICmpEQ(dispatched, b.getInt32(0)));
+  Function *function = b.GetInsertBlock()->getParent();
+  BasicBlock *count = BasicBlock::Create(context, "count.failed", function);
+  BasicBlock *done = BasicBlock::Create(context, "return", function);
+  b.CreateCondBr(failed, count, done);
+  b.SetInsertPoint(count);
+  b.CreateAtomicRMW(AtomicRMWInst::Add,
+                    b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), block,
+                                                 DispatchStatsLayout::kFailed),
+                    b.getInt64(1), Align(8), AtomicOrdering::Monotonic);
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  b.CreateRet(code);
+}
+
 void txc::emitRunWithOptions(Module &module, const Contract &contract,
                              ArrayRef<Function *> kernels,
                              bool externalWeights,
@@ -108,12 +179,15 @@ void txc::emitRunWithOptions(Module &module, const Contract &contract,
   PointerType *ptr = PointerType::getUnqual(context);
   std::string run = externalWeights ? runWithWeightsSymbol(contract)
                                     : contract.runSymbol();
-  Function *runCopy = cloneWithContext(module, run, kernels);
+  // The recorder exists when the entry points dispatch among variants.
+  Function *recorder =
+      module.getFunction(contract.entryPrefix + ".record_dispatch");
+  Function *runCopy = cloneWithContext(module, run, kernels, recorder);
   Function *workspaceCopy =
       hasWorkspace ? cloneWithContext(
                            module, runWithWorkspaceSymbol(contract,
                                                           externalWeights),
-                           kernels)
+                           kernels, recorder)
                      : nullptr;
 
   Function *function = Function::Create(
@@ -125,8 +199,9 @@ void txc::emitRunWithOptions(Module &module, const Contract &contract,
   for (unsigned i = 0; i < 6; ++i)
     function->getArg(i)->setName(names[i]);
   IRBuilder<> b(BasicBlock::Create(context, "entry", function));
-  // The kernel's parallel context: {parallel_for, ctx, num_threads}.
-  StructType *parallelType = StructType::get(context, {ptr, ptr, i64});
+  // The kernel's parallel context: {parallel_for, ctx, num_threads,
+  // cpu_level}; the last is read by a multi-CPU object's dispatcher only.
+  StructType *parallelType = StructType::get(context, {ptr, ptr, i64, i32});
   Value *parallel = b.CreateAlloca(parallelType, nullptr, "parallel");
   OptionsReader options(b, function->getArg(5));
   using L = RunOptionsLayout;
@@ -141,6 +216,13 @@ void txc::emitRunWithOptions(Module &module, const Contract &contract,
                 b.CreateStructGEP(parallelType, parallel, 1));
   b.CreateStore(b.CreateSExt(threads, i64),
                 b.CreateStructGEP(parallelType, parallel, 2));
+  Value *dispatch = nullptr, *block = nullptr;
+  if (recorder)
+    dispatch = createDispatchContext(
+        b, contract, options.field(ptr, L::kDispatchStats, "dispatch_stats"),
+        block);
+  b.CreateStore(options.field(i32, L::kCpuLevel, "cpu_level"),
+                b.CreateStructGEP(parallelType, parallel, 3));
 
   SmallVector<Value *> args;
   if (externalWeights)
@@ -152,7 +234,10 @@ void txc::emitRunWithOptions(Module &module, const Contract &contract,
     SmallVector<Value *> callArgs(args);
     callArgs.append(extra.begin(), extra.end());
     callArgs.push_back(parallel);
-    at.CreateRet(at.CreateCall(callee, callArgs));
+    callArgs.push_back(dispatch ? dispatch
+                                : ConstantPointerNull::get(ptr));
+    returnCountingFailure(at, at.CreateCall(callee, callArgs), dispatch,
+                          block);
   };
   if (!workspaceCopy) {
     // No workspace needed: any workspace is accepted and ignored.

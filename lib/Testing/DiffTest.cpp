@@ -89,8 +89,27 @@ bool DiffTester::makeInputSets(const CheckedProgram &checked,
                           ")");
     sets.tensors.push_back(
         generateInputs(contract, choice.values, options.seed + k));
+    sets.symbolValues.push_back(choice.values);
   }
   return true;
+}
+
+/// --specialize-chosen: `<first symbol>=<value>` at each value set but the
+/// first, each value once, in the order of the sets.
+static std::vector<std::string>
+chosenSpecializations(const Contract &contract,
+                      llvm::ArrayRef<std::vector<int64_t>> symbolValues) {
+  std::vector<std::string> variants;
+  if (contract.symbols.empty())
+    return variants;
+  for (size_t k = 1; k < symbolValues.size(); ++k) {
+    std::string text = contract.symbols[0].name + "=" +
+                       std::to_string(symbolValues[k][0]);
+    if (!llvm::is_contained(variants, text) &&
+        symbolValues[k][0] != symbolValues[0][0])
+      variants.push_back(std::move(text));
+  }
+  return variants;
 }
 
 static std::string describeStatus(const ExecutionResult &result) {
@@ -209,12 +228,23 @@ bool DiffTester::testProgram(llvm::StringRef path,
                              DiffTestSummary &summary,
                              DiagnosticEngine &diags) {
   auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<CheckedProgram> checked = loadProgram(path, "", diags);
+  std::unique_ptr<CheckedProgram> checked =
+      loadProgram(path, "", diags, ReaderOptions(), options.specializations);
   if (!checked)
     return false;
   InputSets sets;
   if (!makeInputSets(*checked, options, sets, diags))
     return false;
+  if (options.specializeChosen) {
+    std::vector<std::string> variants = options.specializations;
+    for (std::string &variant :
+         chosenSpecializations(checked->contract, sets.symbolValues))
+      if (!llvm::is_contained(variants, variant))
+        variants.push_back(std::move(variant));
+    checked = loadProgram(path, "", diags, ReaderOptions(), variants);
+    if (!checked)
+      return false;
+  }
   std::vector<Outcomes> compiled;
   for (unsigned level : options.optLevels) {
     std::optional<Outcomes> outcomes =
@@ -248,6 +278,8 @@ bool DiffTester::testProgram(llvm::StringRef path,
             << "\n";
         continue;
       }
+      if (result->status.variant > 0)
+        prefix += " variant " + std::to_string(result->status.variant);
       compare(*checked, prefix, *interpreted, *result, summary);
     }
   }

@@ -419,21 +419,12 @@ CallsFileParser::parse(const JsonValue &root) {
 std::optional<std::vector<CallSpec>>
 txc::readCallsFile(llvm::StringRef path, const Contract &contract,
                    DiagnosticEngine &diags) {
-  auto file = SourceFile::read(path, ProgramLimits::kMaxFileBytes);
-  if (!file) {
-    std::string name = inputDisplayName(path).str();
-    diags.error(DiagCategory::IO, "io-read", name, Loc(),
-                "cannot read calls file '" + name +
-                    "': " + takeInputError(file.takeError()).reason);
+  std::optional<JsonDocument> document =
+      readJsonDocument(path, "calls file", diags);
+  if (!document)
     return std::nullopt;
-  }
-  diags.addSourceFile(*file);
-  unsigned errorsBefore = diags.errorCount();
-  auto root = parseJson(**file, diags, ProgramLimits::kMaxJsonDepth);
-  if (!root || diags.errorCount() != errorsBefore)
-    return std::nullopt;
-  CallsFileParser parser(**file, contract, diags);
-  return parser.parse(*root);
+  CallsFileParser parser(*document->file, contract, diags);
+  return parser.parse(*document->root);
 }
 
 //===----------------------------------------------------------------------===//

@@ -137,7 +137,32 @@ std::string declared(const ContractSymbol &s) {
       "[" + std::to_string(s.min) + ", " + std::to_string(s.max) + "]";
   if (s.multipleOf != 1)
     text += " multiple_of " + std::to_string(s.multipleOf);
+  if (!s.values.empty())
+    text += " values " + valuesText(s.values);
   return text;
+}
+
+/// A value `a` accepts and `b` rejects because of b's declared values (the
+/// ranges and divisors were compared before): a few candidates suffice,
+/// since b declares at most ProgramLimits::kMaxSymbolValues values.
+std::optional<int64_t> valueNoLongerDeclared(const ContractSymbol &a,
+                                             const ContractSymbol &b) {
+  if (b.values.empty())
+    return std::nullopt;
+  ValueSet accepted = ValueSet::of(a).clip(b.min, b.max);
+  auto rejected = [&](int64_t v) { return !llvm::is_contained(b.values, v); };
+  if (!a.values.empty()) {
+    for (int64_t v : a.values)
+      if (rejected(v))
+        return v;
+    return std::nullopt;
+  }
+  for (int64_t v = accepted.first, k = 0;
+       !accepted.empty() && v <= accepted.last && k <= int64_t(b.values.size());
+       v += accepted.step, ++k)
+    if (rejected(v))
+      return v;
+  return std::nullopt;
 }
 
 std::string typeText(const ContractTensor &t,
@@ -216,6 +241,7 @@ private:
   void compareProgram();
   void compareTarget();
   void compareCPU();
+  void compareCPULists();
   void compareFixedSections();
   /// The workspace size: growing breaks callers of ..._run_with_workspace.
   void compareWorkspace();
@@ -312,8 +338,35 @@ void Differ::compareTarget() {
         "/target/opt_level");
 }
 
+/// The CPUs of an object compiled for several (the first, its baseline,
+/// is compared as `cpu`): one removed runs its calls on a less capable
+/// listed CPU's code, one added on a more capable one's.
+void Differ::compareCPULists() {
+  const ManifestTarget &a = o.target, &b = n.target;
+  auto further = [](const ManifestTarget &t) {
+    return t.cpus.empty() ? std::vector<std::string>()
+                          : std::vector<std::string>(t.cpus.begin() + 1,
+                                                     t.cpus.end());
+  };
+  std::vector<std::string> before = further(a), after = further(b);
+  for (const std::string &cpu : before)
+    if (!llvm::is_contained(after, cpu))
+      add(ChangeClass::Compatible, "cpu-removed",
+          "the object no longer has code for " + cpu +
+              ": machines with it run less capable code, slower but with the "
+              "same contract",
+          "/target/cpus");
+  for (const std::string &cpu : after)
+    if (!llvm::is_contained(before, cpu))
+      add(ChangeClass::Compatible, "cpu-added",
+          "the object has code for " + cpu +
+              " too, chosen on machines that have it",
+          "/target/cpus");
+}
+
 void Differ::compareCPU() {
   const ManifestTarget &a = o.target, &b = n.target;
+  compareCPULists();
   if (a.cpu != b.cpu || a.features != b.features) {
     std::string what = a.cpu != b.cpu ? "the target CPU is now " + b.cpu +
                                             " (was " + a.cpu + ")"
@@ -638,8 +691,25 @@ void Differ::compareSymbols() {
           pointer + "/multiple_of");
       breaking = true;
     }
+    if (!breaking)
+      if (auto witness = valueNoLongerDeclared(a, b)) {
+        add(ChangeClass::Breaking, "symbol-values-narrowed",
+            "symbol " + b.name + " now accepts only " +
+                valuesText(b.values) + ": " + b.name + " = " +
+                std::to_string(*witness) +
+                " was accepted and is now rejected",
+            pointer + "/values");
+        breaking = true;
+      }
     if (breaking)
       continue;
+    if (a.values != b.values)
+      add(ChangeClass::Compatible, "symbol-values-widened",
+          "symbol " + b.name + " now accepts " +
+              (b.values.empty() ? std::string("every value of its range")
+                                : valuesText(b.values)) +
+              " (was " + valuesText(a.values) + ")",
+          pointer + "/values");
     if (!(oldSet == newSet))
       add(ChangeClass::Compatible, "symbol-range-widened",
           "symbol " + b.name + " now accepts " + newSet.str() + " (was " +

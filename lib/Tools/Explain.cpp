@@ -157,7 +157,8 @@ std::string Explainer::statementFor(const Assumption &a) const {
            std::to_string(first.value);
   case GuardKind::SymbolForm:
   case GuardKind::SymbolRange:
-  case GuardKind::SymbolMultiple: {
+  case GuardKind::SymbolMultiple:
+  case GuardKind::SymbolValues: {
     const ShapeExpr &dim = contract.inputs[first.tensor].type.shape[first.dim];
     return dimRef(first.tensor, first.dim) + " is " + dim.toString(names) +
            "; it determines " + contract.symbols[first.symbol].name +

@@ -1,6 +1,9 @@
 //===- JsonReader.cpp - Typed, located access to a JSON document ----------===//
 #include "JsonReader.h"
 
+#include "txc/Program/Program.h"
+#include "txc/Support/InputFiles.h"
+
 #include "llvm/ADT/StringExtras.h"
 
 using namespace txc;
@@ -158,4 +161,23 @@ nlohmann::ordered_json txc::toNlohmann(const JsonValue &value) {
   }
   }
   return nullptr;
+}
+
+std::optional<JsonDocument> txc::readJsonDocument(llvm::StringRef path,
+                                                  llvm::StringRef what,
+                                                  DiagnosticEngine &diags) {
+  auto file = SourceFile::read(path, ProgramLimits::kMaxFileBytes);
+  if (!file) {
+    std::string name = inputDisplayName(path).str();
+    diags.error(DiagCategory::IO, "io-read", name, Loc(),
+                "cannot read " + what + " '" + name +
+                    "': " + takeInputError(file.takeError()).reason);
+    return std::nullopt;
+  }
+  diags.addSourceFile(*file);
+  unsigned errorsBefore = diags.errorCount();
+  auto root = parseJson(**file, diags, ProgramLimits::kMaxJsonDepth);
+  if (!root || diags.errorCount() != errorsBefore)
+    return std::nullopt;
+  return JsonDocument{std::move(*file), std::move(root)};
 }

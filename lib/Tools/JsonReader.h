@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -60,6 +61,19 @@ private:
   std::string what; ///< "manifest", "calls file": for messages
   unsigned errors = 0;
 };
+
+/// A JSON file read and parsed, its text registered with the diagnostics.
+struct JsonDocument {
+  std::shared_ptr<SourceFile> file;
+  std::unique_ptr<JsonValue> root;
+};
+
+/// Reads the file at `path` (a calls file, a workload file: `what` names
+/// it in the I/O error) and parses it; nullopt after reporting an I/O
+/// error or a JSON syntax error.
+std::optional<JsonDocument> readJsonDocument(llvm::StringRef path,
+                                             llvm::StringRef what,
+                                             DiagnosticEngine &diags);
 
 /// The same document as an nlohmann value (for comparisons and printing;
 /// txc parses JSON only in lib/Frontend).

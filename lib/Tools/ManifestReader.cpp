@@ -5,6 +5,7 @@
 
 #include "txc/Program/Program.h"
 #include "txc/Support/InputFiles.h"
+#include "txc/Target/AbiEmitter.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -15,7 +16,8 @@ static constexpr GuardKind kAllGuardKinds[] = {
     GuardKind::OutputsArray, GuardKind::DataPointer,    GuardKind::DType,
     GuardKind::Rank,         GuardKind::StaticDim,      GuardKind::SymbolForm,
     GuardKind::SymbolRange,  GuardKind::SymbolMultiple, GuardKind::DimEquals,
-    GuardKind::BufferSize,   GuardKind::NoAlias,        GuardKind::IndexInRange};
+    GuardKind::BufferSize,   GuardKind::NoAlias,        GuardKind::IndexInRange,
+    GuardKind::SymbolValues};
 
 std::optional<GuardKind> txc::parseGuardKind(llvm::StringRef name) {
   for (GuardKind kind : kAllGuardKinds)
@@ -41,6 +43,7 @@ StatusCode txc::statusCodeOfGuardKind(GuardKind kind) {
   case GuardKind::SymbolForm:
     return StatusCode::Dim;
   case GuardKind::SymbolRange:
+  case GuardKind::SymbolValues:
     return StatusCode::SymbolRange;
   case GuardKind::SymbolMultiple:
     return StatusCode::SymbolDivisibility;
@@ -84,6 +87,11 @@ private:
   void parseSymbols(const JsonValue &list, const std::string &pointer);
   void parseTensors(const JsonValue &list, const std::string &pointer,
                     bool outputs);
+  /// A symbol's `values` (sorted, distinct; with `symbol`, in its range and
+  /// multiples of its multiple_of): empty after reporting an error.
+  std::vector<int64_t> parseValues(const JsonValue &list,
+                                   const std::string &pointer,
+                                   std::optional<ContractSymbol> symbol);
   std::optional<ShapeExpr> parseExpr(const JsonValue &value,
                                      const std::string &pointer);
   void parseGuards(const JsonValue &list, const std::string &pointer);
@@ -177,6 +185,12 @@ void ManifestParser::parseProgramFacts(const JsonValue &root) {
       m.target.cpu = *v;
     if (auto v = r.booleanAt(*target, "/target", "cpu_from_host"))
       m.target.cpuFromHost = *v;
+    if (const JsonValue *cpus = target->find("cpus");
+        cpus && r.isArray(*cpus, "/target/cpus"))
+      for (size_t i = 0; i < cpus->items().size(); ++i)
+        if (auto cpu = r.string(cpus->items()[i],
+                                appendPointer("/target/cpus", i)))
+          m.target.cpus.push_back(*cpu);
     if (auto v = r.stringAt(*target, "/target", "features"))
       m.target.features = *v;
     if (auto v = r.integerAt(*target, "/target", "opt_level"))
@@ -204,11 +218,14 @@ void ManifestParser::parseProgramFacts(const JsonValue &root) {
   }
   if (const JsonValue *abi = r.required(root, "", "abi");
       abi && r.isObject(*abi, "/abi")) {
+    // Version 1 differs only in txc_status (48 bytes, no `variant`): its
+    // contract reads the same, and `txc diff` reports the ABI change.
     if (auto version = r.integerAt(*abi, "/abi", "version");
-        version && *version != 1)
+        version && (*version < 1 || *version > AbiLayout::kVersion))
       r.error(*abi->find("version"), "/abi/version",
               "ABI version " + llvm::Twine(*version) +
-                  " is not supported; this txc knows version 1");
+                  " is not supported; this txc knows versions 1 to " +
+                  llvm::Twine(AbiLayout::kVersion));
   }
 }
 
@@ -251,6 +268,9 @@ void ManifestParser::parseSymbols(const JsonValue &list,
         symbol.max = *max;
         symbol.multipleOf = *multiple;
       }
+      if (const JsonValue *values = item.find("values"))
+        symbol.values = parseValues(*values, appendPointer(at, "values"),
+                                    symbol);
       if (const JsonValue *by = item.find("determined_by"))
         if (auto text = r.string(*by, appendPointer(at, "determined_by")))
           determinedBy = *text;
@@ -259,6 +279,36 @@ void ManifestParser::parseSymbols(const JsonValue &list,
     m.contract.symbols.push_back(std::move(symbol));
     m.determinedBy.push_back(std::move(determinedBy));
   }
+}
+
+std::vector<int64_t>
+ManifestParser::parseValues(const JsonValue &list, const std::string &pointer,
+                            std::optional<ContractSymbol> symbol) {
+  if (!r.isArray(list, pointer))
+    return {};
+  std::vector<int64_t> values;
+  for (size_t i = 0; i < list.items().size(); ++i) {
+    std::string at = appendPointer(pointer, i);
+    auto value = r.integer(list.items()[i], at);
+    if (!value)
+      return {};
+    if (symbol && (*value < symbol->min || *value > symbol->max ||
+                   *value % symbol->multipleOf != 0)) {
+      r.error(list.items()[i], at,
+              "value " + llvm::Twine(*value) + " of symbol '" + symbol->name +
+                  "' is outside its range or not a multiple of its "
+                  "multiple_of");
+      return {};
+    }
+    values.push_back(*value);
+  }
+  if (values.empty() || !llvm::is_sorted(values) ||
+      std::adjacent_find(values.begin(), values.end()) != values.end()) {
+    r.error(list, pointer, "the values must be distinct, sorted and at "
+                           "least one");
+    return {};
+  }
+  return values;
 }
 
 std::optional<ShapeExpr> ManifestParser::parseExpr(const JsonValue &value,
@@ -394,6 +444,11 @@ bool ManifestParser::parseOperands(const JsonValue &operands,
     }
     break;
   }
+  case GuardKind::SymbolValues:
+    if (const JsonValue *values = r.required(operands, pointer, "values"))
+      g.values = parseValues(*values, appendPointer(pointer, "values"),
+                             std::nullopt);
+    return !g.values.empty();
   case GuardKind::SymbolMultiple:
     value = integer("multiple_of");
     if (value && *value < 1) {
@@ -489,14 +544,16 @@ bool ManifestParser::parseGuard(const JsonValue &item, const std::string &at,
       g.kind == GuardKind::DType || g.kind == GuardKind::Rank ||
       g.kind == GuardKind::StaticDim || g.kind == GuardKind::SymbolForm ||
       g.kind == GuardKind::SymbolRange || g.kind == GuardKind::SymbolMultiple ||
-      g.kind == GuardKind::DimEquals || isDataDependent(g.kind);
+      g.kind == GuardKind::SymbolValues || g.kind == GuardKind::DimEquals ||
+      isDataDependent(g.kind);
   bool needsDim =
       g.kind == GuardKind::StaticDim || g.kind == GuardKind::SymbolForm ||
       g.kind == GuardKind::SymbolRange || g.kind == GuardKind::SymbolMultiple ||
-      g.kind == GuardKind::DimEquals;
+      g.kind == GuardKind::SymbolValues || g.kind == GuardKind::DimEquals;
   bool needsSymbol = g.kind == GuardKind::SymbolForm ||
                      g.kind == GuardKind::SymbolRange ||
-                     g.kind == GuardKind::SymbolMultiple;
+                     g.kind == GuardKind::SymbolMultiple ||
+                     g.kind == GuardKind::SymbolValues;
 
   const JsonValue *tensor = item.find("tensor");
   if (needsTensor && !tensor)
@@ -607,6 +664,10 @@ bool ManifestParser::parseGuard(const JsonValue &item, const std::string &at,
   case GuardKind::SymbolMultiple:
     if (g.value != m.contract.symbols[g.symbol].multipleOf)
       return operandsDisagree("the symbol's multiple_of");
+    break;
+  case GuardKind::SymbolValues:
+    if (g.values != m.contract.symbols[g.symbol].values)
+      return operandsDisagree("the symbol's values");
     break;
   case GuardKind::DimEquals:
     if (m.contract.inputs[g.tensor].type.shape[g.dim] != g.expr)

@@ -29,12 +29,17 @@ std::vector<const Guard *> bindingGuards(const Contract &contract) {
   return binding;
 }
 
-/// The smallest and largest values the symbol may take.
+/// The smallest and largest values the symbol may take (of its declared
+/// values, if it has any).
 int64_t smallestValid(const ContractSymbol &s) {
+  if (!s.values.empty())
+    return s.values.front();
   int64_t rem = s.min % s.multipleOf;
   return rem == 0 ? s.min : s.min + (s.multipleOf - rem);
 }
 int64_t largestValid(const ContractSymbol &s) {
+  if (!s.values.empty())
+    return s.values.back();
   return s.max - s.max % s.multipleOf;
 }
 
@@ -124,6 +129,22 @@ static void addVariantEdges(const Contract &contract,
   }
 }
 
+/// The calls at a symbol's declared values, and one step (its multiple_of)
+/// below and above each that is in the range but not declared: these fail
+/// the symbol_values guard.
+template <typename Value>
+static void addDeclaredValues(const ContractSymbol &symbol, Value &value) {
+  for (int64_t declared : symbol.values) {
+    value("declared", declared);
+    for (int64_t step : {-symbol.multipleOf, symbol.multipleOf}) {
+      int64_t next = declared + step;
+      if (next >= symbol.min && next <= symbol.max &&
+          !llvm::is_contained(symbol.values, next))
+        value("not declared", next);
+    }
+  }
+}
+
 std::vector<CallSpec> txc::boundaryCalls(const Contract &contract) {
   CallBuilder builder(contract);
   std::vector<const Guard *> binding = bindingGuards(contract);
@@ -152,12 +173,13 @@ std::vector<CallSpec> txc::boundaryCalls(const Contract &contract) {
     };
     value("min", symbol.min);
     value("max", symbol.max);
-    if (largestValid(symbol) != symbol.max)
+    if (symbol.values.empty() && largestValid(symbol) != symbol.max)
       value("largest multiple of " + std::to_string(symbol.multipleOf),
             largestValid(symbol));
     if (symbol.min > INT64_MIN)
       value("min-1", symbol.min - 1);
     value("max+1", symbol.max + 1);
+    addDeclaredValues(symbol, value);
     if (symbol.multipleOf > 1) {
       int64_t v = builder.base[s] + 1 <= symbol.max ? builder.base[s] + 1
                                                     : builder.base[s] - 1;
@@ -286,7 +308,9 @@ std::vector<CallSpec> txc::randomCalls(const Contract &contract, unsigned count,
       const ContractSymbol &symbol = contract.symbols[s];
       int64_t lo = smallestValid(symbol), hi = largestValid(symbol);
       uint64_t pick = rng.next() % 10;
-      if (pick < 6) // a valid value
+      if (pick < 6 && !symbol.values.empty()) // a declared value
+        values[s] = symbol.values[rng.range(0, symbol.values.size() - 1)];
+      else if (pick < 6) // a valid value
         values[s] = lo + rng.range(0, (hi - lo) / symbol.multipleOf) *
                              symbol.multipleOf;
       else if (pick < 8) // a boundary

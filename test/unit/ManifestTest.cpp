@@ -284,7 +284,7 @@ TEST_F(LinearArtifact, HeaderMacros) {
   EXPECT_EQ(macro(header, "LINEAR_OUTPUT_Y_MAX_BYTES"),
             "INT64_C(49152) /* at the symbols' maximum values */");
   // The ABI constants shared by every header.
-  EXPECT_EQ(macro(header, "TXC_ABI_VERSION"), "1");
+  EXPECT_EQ(macro(header, "TXC_ABI_VERSION"), "2");
   EXPECT_EQ(macro(header, "TXC_MAX_RANK"), "8");
   EXPECT_EQ(macro(header, "TXC_DTYPE_F32"), "1");
   EXPECT_EQ(macro(header, "TXC_DTYPE_BF16"), "4");

@@ -252,6 +252,13 @@ TEST(ManifestReader, RejectsInconsistentGuards) {
             }).find("manifest version 2 is not supported"),
             std::string::npos);
   EXPECT_NE(readEdited([](json &m) {
+              m["abi"]["version"] = 3;
+            }).find("ABI version 3 is not supported"),
+            std::string::npos);
+  // An ABI 1 manifest (48-byte txc_status) still reads: `txc diff` compares
+  // it with a newer one and reports the ABI change as breaking.
+  EXPECT_EQ(readEdited([](json &m) { m["abi"]["version"] = 1; }), "accepted");
+  EXPECT_NE(readEdited([](json &m) {
               m["inputs"][0]["shape"][0] = "S + U";
             }).find("not a dimension expression"),
             std::string::npos);
@@ -448,4 +455,86 @@ TEST(TestGen, RandomCallsAreReproducible) {
   // Both outcomes are common.
   EXPECT_GT(passed, 20u);
   EXPECT_LT(passed, 80u);
+}
+
+//===----------------------------------------------------------------------===//
+// Symbols that declare their values
+//===----------------------------------------------------------------------===//
+
+namespace {
+const std::string kDeclaredValues = program(
+    R"({"name": "S", "min": 1, "max": 1024, "values": [512, 128, 256]})",
+    R"({"name": "X", "dtype": "f32", "shape": ["S", 4]})", "", R"("X")");
+
+const Guard *guardOfKind(const Contract &contract, GuardKind kind) {
+  for (const Guard &g : contract.guards)
+    if (g.kind == kind)
+      return &g;
+  return nullptr;
+}
+} // namespace
+
+TEST(RoundTrip, DeclaredValues) {
+  auto artifact = artifactOf(kDeclaredValues);
+  ASSERT_TRUE(artifact->manifest) << dump(artifact->diags);
+  const Contract &read = artifact->manifest->contract;
+  EXPECT_EQ(read.symbols[0].values, std::vector<int64_t>({128, 256, 512}));
+  const Guard *values = guardOfKind(read, GuardKind::SymbolValues);
+  ASSERT_TRUE(values);
+  EXPECT_EQ(values->values, std::vector<int64_t>({128, 256, 512}));
+  EXPECT_EQ(values->code, StatusCode::SymbolRange);
+  // After the range guard, which reports values outside the range.
+  const Guard *range = guardOfKind(read, GuardKind::SymbolRange);
+  ASSERT_TRUE(range);
+  EXPECT_LT(range->id, values->id);
+}
+
+TEST(ManifestReader, RejectsValuesThatDisagree) {
+  auto artifact = artifactOf(kDeclaredValues);
+  ASSERT_TRUE(artifact->manifest) << dump(artifact->diags);
+  auto readWith = [&](const std::function<void(json &)> &edit) {
+    json m = json::parse(artifact->manifestText);
+    edit(m);
+    DiagnosticEngine diags;
+    return readText(m.dump(2), diags) ? std::string("accepted") : dump(diags);
+  };
+  EXPECT_NE(readWith([](json &m) {
+              for (json &g : m["guards"])
+                if (g["kind"] == "symbol_values")
+                  g["operands"]["values"] = {128, 256};
+            }).find("disagree with the symbol's values"),
+            std::string::npos);
+  EXPECT_NE(readWith([](json &m) { m["symbols"][0]["values"] = {256, 128}; })
+                .find("distinct, sorted"),
+            std::string::npos);
+  EXPECT_NE(readWith([](json &m) { m["symbols"][0]["values"] = {2000}; })
+                .find("outside its range"),
+            std::string::npos);
+}
+
+TEST(TestGen, DeclaredValuesAndTheirNeighbours) {
+  auto loaded = contract(kDeclaredValues);
+  ASSERT_TRUE(loaded->contract) << dump(loaded->diags);
+  std::vector<CallSpec> calls = boundaryCalls(*loaded->contract);
+  for (const char *name : {"S=declared (128)", "S=declared (256)",
+                           "S=declared (512)"}) {
+    const CallSpec *call = named(calls, name);
+    ASSERT_TRUE(call) << name;
+    EXPECT_TRUE(call->expect->pass) << name;
+  }
+  int32_t valuesGuard =
+      int32_t(guardOfKind(*loaded->contract, GuardKind::SymbolValues)->id);
+  for (const char *name : {"S=not declared (127)", "S=not declared (129)",
+                           "S=not declared (511)", "S=not declared (513)",
+                           "S=min (1)", "S=max (1024)"}) {
+    const CallSpec *call = named(calls, name);
+    ASSERT_TRUE(call) << name;
+    EXPECT_EQ(call->expect->code, StatusCode::SymbolRange) << name;
+    EXPECT_EQ(call->expect->guard, valuesGuard) << name;
+  }
+  // Random calls take their valid values from the set.
+  for (const CallSpec &call : randomCalls(*loaded->contract, 40, 3))
+    if (call.expect->pass)
+      EXPECT_TRUE(llvm::is_contained(
+          std::vector<int64_t>{128, 256, 512}, call.inputs[0].dims[0]));
 }

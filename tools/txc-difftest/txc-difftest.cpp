@@ -48,6 +48,13 @@ int main(int argc, char **argv) {
                  "An input as NAME=FILE.npy, for every input (one program "
                  "only; replaces generated inputs)")
       ->allow_extra_args(false);
+  app.add_option("--specialize", options.specializations,
+                 "Compile these variants too, as txc compile --specialize "
+                 "(repeatable; docs/specialization.md)")
+      ->allow_extra_args(false);
+  app.add_flag("--specialize-chosen", options.specializeChosen,
+               "Also compile a variant at each chosen value set but the "
+               "first, binding the first symbol (as txc-fuzz's)");
   app.add_option("--max-bytes", options.maxBytes,
                  "Bound on the bytes of all tensors of one run when choosing "
                  "the symbols' maximum")

@@ -161,6 +161,10 @@ int main(int argc, char **argv) {
   app.add_option("--max-bytes", options.maxBytes,
                  "Bound on the bytes of all tensors of one run")
       ->capture_default_str();
+  app.add_flag("--specialize-chosen", options.specializeChosen,
+               "Compile each program with a variant at each chosen value "
+               "set but the first, binding its first symbol "
+               "(docs/specialization.md)");
   app.add_option("--max-minimize-tests", maxTests,
                  "Most difftest runs spent minimizing one failure")
       ->capture_default_str();
@@ -300,7 +304,9 @@ int main(int argc, char **argv) {
                     std::to_string(program.nodes.size()) + " to " +
                     std::to_string(smallest.nodes.size()) + " nodes\n" +
                     "# reproduce: txc-difftest " + base + "-min.json --seed " +
-                    std::to_string(seed) + "\n" + fuzzer.lastLog() +
+                    std::to_string(seed) +
+                    (options.specializeChosen ? " --specialize-chosen" : "") +
+                    "\n" + fuzzer.lastLog() +
                     (last.outcome == Outcome::Failed ? last.detail + "\n"
                                                      : ""));
       llvm::outs() << "  minimized to " << smallest.nodes.size()

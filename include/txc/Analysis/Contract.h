@@ -36,6 +36,7 @@ enum class GuardKind {
   SymbolRange,    ///< S := (dims[d] - rest) / coeff; min <= S <= max.
                   ///< The first use of S in the inputs defines it here.
   SymbolMultiple, ///< S % multiple_of == 0
+  SymbolValues,   ///< S is one of the symbol's declared `values`
   DimEquals,      ///< dims[d] == expr(symbols)
   BufferSize,     ///< size_bytes >= elements(shape) * dtype size
   NoAlias,        ///< output bytes overlap no input or earlier output
@@ -69,6 +70,8 @@ struct Guard {
   /// coeff*S). DimEquals: the expected dim. BufferSize: the byte count.
   /// IndexInRange: the indexed dim (indices must be below it).
   ShapeExpr expr;
+  /// SymbolValues: the values S may take, sorted.
+  std::vector<int64_t> values;
   /// IndexInRange: the node whose indices the guard checks.
   std::string node;
   /// IndexInRange: whether index -k reads dim-k (valid range [-expr,
@@ -96,7 +99,12 @@ struct ContractSymbol {
   std::string name;
   int64_t min = 0, max = 0, multipleOf = 1;
   Loc loc;
+  /// The declared values, sorted; empty when the symbol declares none.
+  std::vector<int64_t> values;
 };
+
+/// "{128, 256, 512}".
+std::string valuesText(llvm::ArrayRef<int64_t> values);
 
 struct ContractTensor {
   std::string name;

@@ -81,6 +81,13 @@ std::optional<std::vector<std::string>>
 checkedObjectImports(llvm::MemoryBufferRef object, llvm::StringRef programFile,
                      DiagnosticEngine &diags);
 
+/// The target machines of spec.moreCPUs (--cpu A,B,...), in order.
+llvm::Error
+createLevelMachines(const TargetSpec &spec,
+                    std::vector<std::unique_ptr<llvm::TargetMachine>> &machines);
+std::vector<llvm::TargetMachine *> machinePointers(
+    llvm::ArrayRef<std::unique_ptr<llvm::TargetMachine>> machines);
+
 class Compiler {
 public:
   /// A compiler whose MLIR passes run on `jobs` threads (the functions of
@@ -102,13 +109,16 @@ public:
   /// compile` prints for --emit llvm and generates code from. `weights`
   /// places the stored constants (planWeights); embedded ones are globals
   /// with placeholder zeros until the object is filled. The kernel's
-  /// workspace size goes to `workspace` if not null.
+  /// workspace size goes to `workspace` if not null. With `moreCPUs`
+  /// (createLevelMachines), the kernel is compiled for each of them too and
+  /// chosen at run time (CpuDispatch.h); `machine` is the baseline.
   std::unique_ptr<llvm::Module>
   buildLLVMModule(const CheckedProgram &checked, llvm::LLVMContext &llvmContext,
                   llvm::TargetMachine &machine, const PipelineOptions &options,
                   DiagnosticEngine &diags, mlir::TimingScope &timing,
                   const WeightsPlan &weights,
-                  WorkspaceSize *workspace = nullptr);
+                  WorkspaceSize *workspace = nullptr,
+                  llvm::ArrayRef<llvm::TargetMachine *> moreCPUs = {});
 
   /// How code generation cuts `module` (built by buildLLVMModule for
   /// `checked`) into partitions, and the threads it runs them on.
@@ -116,10 +126,13 @@ public:
                                       const CheckedProgram &checked) const;
 
   /// The bytes of the object `txc compile` writes for `spec` (whose
-  /// optLevel is also the pipeline's), with embedded weights.
+  /// optLevel is also the pipeline's), with embedded weights. With
+  /// `timing`, its phases are timed under it as `--time-report` names them
+  /// (txc budget).
   std::optional<std::string> compileObject(const CheckedProgram &checked,
                                            const TargetSpec &spec,
-                                           DiagnosticEngine &diags);
+                                           DiagnosticEngine &diags,
+                                           mlir::TimingScope *timing = nullptr);
 
 private:
   /// MLIRGen, the pipeline and translation: the LLVM module of one
@@ -129,6 +142,20 @@ private:
                    llvm::LLVMContext &llvmContext, llvm::TargetMachine &machine,
                    const PipelineOptions &options, DiagnosticEngine &diags,
                    mlir::TimingScope &timing, WorkspaceSize &workspace);
+  std::unique_ptr<llvm::Module>
+  translate(const Program &program, const Contract &contract,
+            llvm::LLVMContext &llvmContext, llvm::TargetMachine &machine,
+            const PipelineOptions &options, DiagnosticEngine &diags,
+            mlir::TimingScope &timing, WorkspaceSize &workspace);
+  mlir::OwningOpRef<mlir::ModuleOp>
+  lowerToMLIR(const Program &program, const Contract &contract,
+              MLIRStage last, const PipelineOptions &options,
+              DiagnosticEngine &diags, mlir::TimingScope &timing);
+  bool linkCPULevels(const CheckedProgram &checked, llvm::Module &module,
+                     llvm::TargetMachine &machine,
+                     llvm::ArrayRef<llvm::TargetMachine *> moreCPUs,
+                     const PipelineOptions &options, DiagnosticEngine &diags,
+                     mlir::TimingScope &timing, WorkspaceSize &workspace);
   bool linkVariants(const CheckedProgram &checked, llvm::Module &module,
                     llvm::TargetMachine &machine,
                     const PipelineOptions &options, DiagnosticEngine &diags,

@@ -21,6 +21,10 @@
 #include <string>
 #include <vector>
 
+namespace mlir {
+class TimingScope;
+} // namespace mlir
+
 namespace txc {
 
 /// What `txc compile --emit` writes. One table (emitKinds) gives each kind
@@ -110,11 +114,14 @@ struct CheckedProgram {
 };
 
 /// Reads, verifies and builds the contract; null after reporting errors.
-/// With `specializations` (--specialize), also the variants.
+/// With `specializations` (--specialize), also the variants. With
+/// `timing`, the phases (parse, verify, contract, variants) are timed
+/// under it as `txc compile --time-report` times them under "frontend".
 std::unique_ptr<CheckedProgram>
 loadProgram(llvm::StringRef path, llvm::StringRef entryPrefix,
             DiagnosticEngine &diags, const ReaderOptions &reader = {},
-            llvm::ArrayRef<std::string> specializations = {});
+            llvm::ArrayRef<std::string> specializations = {},
+            mlir::TimingScope *timing = nullptr);
 
 /// `txc check`: parse and verify only (weights files are opened and
 /// checked too). Returns the exit code.

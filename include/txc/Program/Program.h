@@ -35,6 +35,9 @@ struct ProgramLimits {
   static constexpr unsigned kMaxRank = 8;
   static constexpr unsigned kMaxNodes = 100000;
   static constexpr unsigned kMaxSymbols = 64;
+  /// Values a symbol may declare (`"values"`): the guard compares a call's
+  /// value with each.
+  static constexpr unsigned kMaxSymbolValues = 64;
   static constexpr unsigned kMaxInputs = 1024;
   static constexpr unsigned kMaxOutputs = 1024;
   static constexpr unsigned kMaxNameLength = 128;
@@ -67,6 +70,10 @@ struct Symbol {
   int64_t max = 0;
   int64_t multipleOf = 1;
   Loc loc;
+  /// The declared `values` (sorted; empty: every value of the range that
+  /// is a multiple of multipleOf). Part of the contract: a call whose value
+  /// is not one of them fails a guard.
+  std::vector<int64_t> values;
 };
 
 /// An input of the program or of a nested graph.

@@ -37,6 +37,9 @@ namespace txc {
 
 /// Byte layout of the ABI structs (checked by the header's static asserts).
 struct AbiLayout {
+  /// TXC_ABI_VERSION: bumped whenever a struct of this layout changes
+  /// (2: txc_status grew from 48 to 56 bytes with `variant`).
+  static constexpr unsigned kVersion = 2;
   static constexpr unsigned kMaxRank = 8;
   static constexpr unsigned kTensorData = 0;
   static constexpr unsigned kTensorSizeBytes = 8;
@@ -96,7 +99,13 @@ struct RunOptionsLayout {
   static constexpr unsigned kWeightsSize = 32;
   static constexpr unsigned kParallelFor = 40;
   static constexpr unsigned kParallelCtx = 48;
-  static constexpr unsigned kSize = 56;
+  /// The caller's <p>_dispatch_stats (DispatchStats.h), or NULL.
+  static constexpr unsigned kDispatchStats = 56;
+  /// The listed CPU a multi-CPU object runs (docs/cli.md, "Several CPUs
+  /// in one object"): 0 the most capable this machine runs, k at most the
+  /// k-th. Ignored by an object compiled for one CPU.
+  static constexpr unsigned kCpuLevel = 64;
+  static constexpr unsigned kSize = 72;
 };
 
 /// The kernel of a specialized variant (Contract::variants), compiled into
@@ -106,6 +115,12 @@ struct VariantKernel {
   std::string kernelName;
   WorkspaceSize workspace;
 };
+
+/// `<kernelName>.workspace_size`: the function of the Workspace pass that
+/// computes a kernel's workspace bytes from its symbols.
+inline std::string workspaceSizeFunctionName(llvm::StringRef kernelName) {
+  return (kernelName + ".workspace_size").str();
+}
 
 /// Emits the entry points into `module`, which must contain the lowered
 /// kernel `kernelName` (made internal here). `weights` says where the

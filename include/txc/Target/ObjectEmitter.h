@@ -28,6 +28,24 @@ struct TargetSpec {
   std::string features; ///< e.g. "+avx512f,..." ("" = the CPU's defaults)
   bool hostCPU = false; ///< cpu and features were taken from this machine
   unsigned optLevel = 2;
+  /// --cpu A,B,...: the CPUs after the first, `cpu`, which is the baseline;
+  /// the kernels are compiled once per CPU and chosen at run time
+  /// (CpuDispatch.h). Empty for one CPU.
+  std::vector<std::string> moreCPUs;
+
+  /// Every listed CPU, the baseline first.
+  std::vector<std::string> cpus() const {
+    std::vector<std::string> all = {cpu};
+    all.insert(all.end(), moreCPUs.begin(), moreCPUs.end());
+    return all;
+  }
+  /// This spec for its `index`-th CPU alone.
+  TargetSpec forCPU(size_t index) const {
+    TargetSpec one = *this;
+    one.cpu = cpus()[index];
+    one.moreCPUs.clear();
+    return one;
+  }
 };
 
 /// A --target, --cpu or --features value the target does not know: the
@@ -58,7 +76,8 @@ bool isHostTriple(const llvm::Triple &triple);
 
 /// Resolves the command line's target: an empty triple means the host's, an
 /// empty CPU the triple's defaultCPU, "native" the host's CPU with its
-/// exact features (only for the host's triple).
+/// exact features (only for the host's triple). A comma-separated list
+/// of x86-64 levels in increasing order (docs/cli.md) fills moreCPUs.
 /// Unknown triples, CPUs and features (checked before any target machine
 /// exists, so LLVM never warns about them) are TargetOptionErrors.
 llvm::Expected<TargetSpec> resolveTargetSpec(llvm::StringRef triple,
@@ -101,6 +120,14 @@ void optimizeLLVMModule(llvm::Module &module, llvm::TargetMachine &machine,
 /// arguments than its body reads, as in a module optimized whole.
 void optimizeAcrossFunctions(llvm::Module &module,
                              llvm::TargetMachine &machine, unsigned optLevel);
+
+/// Makes functions that are identical but for their names one function,
+/// after merging identical constants (which they may read): for a module
+/// that several separately lowered programs were linked into (the variants
+/// of docs/specialization.md), whose regions MergeIdenticalFunctions could
+/// not compare. At every level: it removes code before it is optimized.
+void mergeIdenticalFunctions(llvm::Module &module,
+                             llvm::TargetMachine &machine);
 
 enum class MachineCodeKind { Object, Assembly };
 

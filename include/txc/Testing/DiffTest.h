@@ -46,6 +46,14 @@ struct DiffTestOptions {
   std::vector<std::string> symbolSets;
   /// NAME=FILE.npy for every input; replaces generated inputs (one run).
   std::vector<std::string> inputFiles;
+  /// txc compile's --specialize: the objects hold these variants too, and
+  /// each call runs the code `<p>_run` dispatches it to.
+  std::vector<std::string> specializations;
+  /// The objects also hold one variant per chosen value set but the first,
+  /// binding the program's first symbol to its value there: the calls at
+  /// those sets run a variant, the first the generic code (txc-fuzz
+  /// --specialize-chosen).
+  bool specializeChosen = false;
   /// What the objects are compiled for (txc compile's --target, --cpu,
   /// --features; empty: its defaults).
   std::string triple, cpu, features;
@@ -86,6 +94,8 @@ private:
   struct InputSets {
     std::vector<std::string> labels;
     std::vector<std::vector<Tensor>> tensors;
+    /// The symbols' values of each set (none with --input).
+    std::vector<std::vector<int64_t>> symbolValues;
   };
   bool makeInputSets(const CheckedProgram &checked,
                      const DiffTestOptions &options, InputSets &sets,

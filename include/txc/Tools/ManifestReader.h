@@ -34,6 +34,9 @@ struct ManifestTarget {
   std::string triple;
   std::string cpu;
   bool cpuFromHost = false;
+  /// `cpus`: the CPUs of an object compiled for several, the baseline
+  /// first; empty for one CPU.
+  std::vector<std::string> cpus;
   std::string features;
   int64_t optLevel = 0;
 };

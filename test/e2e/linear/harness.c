@@ -18,28 +18,7 @@
 #include <sys/mman.h>
 
 #include "../common/expect.h"
-
-static txc_tensor tensor(void *data, int64_t bytes, int32_t rank, int64_t d0,
-                         int64_t d1) {
-  txc_tensor t;
-  memset(&t, 0, sizeof t);
-  t.data = data;
-  t.size_bytes = bytes;
-  t.dtype = TXC_DTYPE_F32;
-  t.rank = rank;
-  t.dims[0] = d0;
-  t.dims[1] = d1;
-  return t;
-}
-
-/* xorshift: deterministic inputs in [-1, 1). */
-static uint32_t rng = 12345u;
-static float next_float(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return (float)(rng >> 8) / 8388608.0f - 1.0f;
-}
+#include "../common/f32.h"
 
 static void check_batch(int64_t batch) {
   float *x = malloc((size_t)batch * 4 * sizeof(float));

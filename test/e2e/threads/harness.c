@@ -22,6 +22,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../common/timing.h"
+
 #define CAT2(a, b) a##b
 #define CAT(a, b) CAT2(a, b)
 #define RUN CAT(P, _run)
@@ -83,22 +85,6 @@ static void report(const char *what, const txc_run_options *options,
   if (c)
     printf(", %s", c->launches ? "parallel" : "serial");
   printf("\n");
-}
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *values, int n) {
-  qsort(values, (size_t)n, sizeof *values, compare_doubles);
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 /* Median time of `calls` calls with `options`, in seconds. */
