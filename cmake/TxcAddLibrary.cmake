@@ -3,8 +3,9 @@
 # CONFIG)); needs the imported executable txc::txc.
 #
 #   txc_add_library(<target> PROGRAM <file.json>
-#                   [OPT 0-3] [TARGET <triple>] [CPU <cpu>]
+#                   [OPT 0-3] [TARGET <triple>] [CPU <cpu>...]
 #                   [FEATURES <+feature|-feature>...]
+#                   [SPECIALIZE <bindings>...]
 #                   [WEIGHTS embedded|external] [CACHE_DIR <dir>]
 #                   [ENTRY_PREFIX <name>] [COMPILE_OPTIONS <option>...])
 #
@@ -76,7 +77,9 @@ function(_txc_compile_flags flags_out weights_out)
     list(APPEND flags --target "${triple}")
   endif()
   if(ARG_CPU)
-    list(APPEND flags --cpu "${ARG_CPU}")
+    # Several CPUs (CPU x86-64-v2 x86-64-v3) are one --cpu list.
+    list(JOIN ARG_CPU "," cpus)
+    list(APPEND flags --cpu "${cpus}")
   endif()
   if(ARG_FEATURES)
     list(JOIN ARG_FEATURES "," features)
@@ -85,6 +88,11 @@ function(_txc_compile_flags flags_out weights_out)
   if(ARG_ENTRY_PREFIX)
     list(APPEND flags --entry-prefix "${ARG_ENTRY_PREFIX}")
   endif()
+  # One variant (or set of variants) per item: B=1, "B=1,S=128",
+  # "S in {128,256}".
+  foreach(variant IN LISTS ARG_SPECIALIZE)
+    list(APPEND flags --specialize "${variant}")
+  endforeach()
   set(weights "")
   if(ARG_WEIGHTS STREQUAL "external")
     set(weights "${dir}/${target}.weights")
@@ -103,8 +111,8 @@ endfunction()
 
 function(txc_add_library target)
   cmake_parse_arguments(PARSE_ARGV 1 ARG ""
-    "PROGRAM;OPT;TARGET;CPU;WEIGHTS;CACHE_DIR;ENTRY_PREFIX"
-    "FEATURES;COMPILE_OPTIONS")
+    "PROGRAM;OPT;TARGET;WEIGHTS;CACHE_DIR;ENTRY_PREFIX"
+    "CPU;FEATURES;SPECIALIZE;COMPILE_OPTIONS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "txc_add_library(${target}): unknown arguments "
       "'${ARG_UNPARSED_ARGUMENTS}'")

@@ -62,6 +62,9 @@ static void printTarget(llvm::raw_ostream &os, llvm::StringRef arch,
     os << "    --cpu " << llvm::left_justify(named.cpu, 10) << " "
        << describeVectorUnit(*spec) << " (" << named.what << ")\n";
   }
+  if (parsed.getArch() == llvm::Triple::x86_64)
+    os << "    --cpu x86-64-v2,x86-64-v3,... several levels in one object, "
+          "the first the baseline, chosen at run time\n";
 }
 
 int txc::runTargets(llvm::StringRef triple, DiagnosticEngine &diags) {

@@ -60,6 +60,17 @@ check_linear_output() {
     fail "unexpected output: $output"
 }
 
+# samples/cmake's variants program: B=1 and B=5 take their variants
+# (SPECIALIZE), B=3 the generic code; Y[0] is b.
+check_variants_output() {
+  local output=$1
+  for line in 'B=1: rc 0, variant 1, Y\[0\] = \[1 2 3\]' \
+      'B=5: rc 0, variant 2, Y\[0\] = \[1 2 3\]' \
+      'B=3: rc 0, variant 0, Y\[0\] = \[1 2 3\]'; do
+    grep -q "^$line\$" <<< "$output" || fail "unexpected output: $output"
+  done
+}
+
 # A copy of samples/cmake and samples/linear, as installed.
 sample_source() {
   echo "$work/prefix/share/doc/txc/samples/cmake"
@@ -72,7 +83,8 @@ run_install() {
     configure_and_build "$name" "$(sample_source)" "$generator"
     check_linear_output "$("$name/linear_c" 5)"
     check_linear_output "$("$name/linear_cxx" 5)"
-    echo "$name: linear_c and linear_cxx ok"
+    check_variants_output "$("$name/linear_variants_c")"
+    echo "$name: linear_c, linear_cxx and linear_variants_c ok"
   done
 }
 
@@ -122,6 +134,25 @@ run_deps() {
     expect_rebuild "$name" "configuring with the same OPT" "not compiled"
     cmake "$name" -DTXC_TEST_OPT=0 > /dev/null
     expect_rebuild "$name" "configuring with another OPT" compiled
+    # SPECIALIZE: each item one --specialize; another list recompiles.
+    cmake "$name" -DTXC_TEST_SPECIALIZE=N=1 > /dev/null
+    expect_rebuild "$name" "adding SPECIALIZE N=1" compiled
+    grep -q '"bindings"' "$(cat "$name/manifest-path.txt")" ||
+      fail "$name: SPECIALIZE N=1 made no variant"
+    cmake "$name" -DTXC_TEST_SPECIALIZE=N=1 > /dev/null
+    expect_rebuild "$name" "configuring with the same SPECIALIZE" "not compiled"
+    cmake "$name" "-DTXC_TEST_SPECIALIZE=N=1;N in {2,4}" > /dev/null
+    expect_rebuild "$name" "SPECIALIZE N=1 \"N in {2,4}\"" compiled
+    [ "$("$name/scale_main")" = "W = 5 6 7 8" ] || fail "$name: scale_main"
+    if [ "$(uname -m)" = x86_64 ]; then
+      # CPU: a list of levels, one --cpu x86-64-v2,x86-64-v3.
+      cmake "$name" -DTXC_TEST_SPECIALIZE= \
+        "-DTXC_TEST_CPU=x86-64-v2;x86-64-v3" > /dev/null
+      expect_rebuild "$name" "CPU x86-64-v2 x86-64-v3" compiled
+      grep -q '"cpus"' "$(cat "$name/manifest-path.txt")" ||
+        fail "$name: CPU x86-64-v2 x86-64-v3 made no CPU list"
+      [ "$("$name/scale_main")" = "W = 5 6 7 8" ] || fail "$name: scale_main"
+    fi
   done
 }
 
@@ -139,7 +170,9 @@ run_cross() {
     check_linear_output \
       "$(qemu-aarch64 -L /usr/aarch64-linux-gnu "$name/$program" 5)"
   done
-  echo "$name: linear_c and linear_cxx under qemu-aarch64 ok"
+  check_variants_output \
+    "$(qemu-aarch64 -L /usr/aarch64-linux-gnu "$name/linear_variants_c")"
+  echo "$name: linear_c, linear_cxx and linear_variants_c under qemu-aarch64 ok"
 }
 
 run_deb() {
