@@ -7,6 +7,7 @@
 #   scripts/bench.sh [--quick] [google-benchmark flags...]
 #   scripts/bench.sh --compile-time [bench/compile_time.py flags...]
 #   scripts/bench.sh --threads N [ROUNDS]
+#   scripts/bench.sh --specialize [B] [ROUNDS]
 #   scripts/bench.sh --models [bench/zoo_bench.py flags...]
 #
 # --benchmark_filter=REGEX applies to txc-bench and PyTorch. Results:
@@ -21,6 +22,12 @@
 # (interleaved rounds, medians; the timing mode of
 # test/e2e/threads/harness.c), with $TXC or build-bench's txc, compiled for
 # this machine (--cpu native, or $TXC_BENCH_CPU).
+# --specialize times bench/programs/linear_dyn_256x256 at the static batch
+# B (default 64): the variant compiled with --specialize B=<B> against the
+# generic code at that batch, two objects (--cpu native, or
+# $TXC_BENCH_CPU) through <p>_run_with_workspace, interleaved rounds
+# (default 15) of 200 calls each, medians and their ratio
+# (bench/specialize_bench.c; docs/performance.md, "Specializations").
 # --models runs the model rows: the zoo of test/models (resnet18,
 # mobilenet_v2 and the encoder unless --models NAME,... is given) at batch
 # 1 and 8 with txc and PyTorch eager at 1 and 2 threads (unless --threads
@@ -53,6 +60,10 @@ case ${1:-} in
   mode=threads
   threads=${2:?--threads needs a thread count}
   rounds=${3:-15} ;;
+--specialize)
+  mode=specialize
+  batch=${2:-64}
+  rounds=${3:-15} ;;
 esac
 if [[ ${1:-} == --models ]]; then
   shift
@@ -64,6 +75,25 @@ if [[ ${1:-} == --models ]]; then
   [[ " $* " == *" --threads "* ]] || defaults+=(--threads 1,2)
   exec "$python" bench/zoo_bench.py --txc "$build_dir/bin/txc" --profile \
     ${defaults[@]+"${defaults[@]}"} "$@"
+fi
+if [[ $mode == specialize ]]; then
+  txc=${TXC:-$build_dir/bin/txc}
+  if [[ -z ${TXC:-} ]]; then
+    cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DTXC_BUILD_BENCH=ON -DTXC_BUILD_TESTS=OFF >/dev/null
+    cmake --build "$build_dir" --target txc
+  fi
+  work=$build_dir/specialize
+  mkdir -p "$work"
+  program=bench/programs/linear_dyn_256x256.json
+  cpu=${TXC_BENCH_CPU:-native}
+  "$txc" compile "$program" -O2 --cpu "$cpu" --entry-prefix gen -q \
+    -o "$work/gen.o" --header "$work/gen.h"
+  "$txc" compile "$program" -O2 --cpu "$cpu" --entry-prefix spec -q \
+    --specialize "B=$batch" -o "$work/spec.o" --header "$work/spec.h"
+  cc -std=c99 -O2 -I"$work" -Iruntime bench/specialize_bench.c \
+    "$work/gen.o" "$work/spec.o" -o "$work/specialize_bench" -lm
+  exec "$work/specialize_bench" "$batch" "$rounds" 200
 fi
 if [[ $mode == threads ]]; then
   txc=${TXC:-$build_dir/bin/txc}

@@ -4,6 +4,7 @@
 // Driver library. CLI11's exceptions are caught here and nowhere else.
 //
 //===----------------------------------------------------------------------===//
+#include "BudgetCommand.h"
 #include "ImportCommand.h"
 #include "ToolCommands.h"
 #include "Usage.h"
@@ -270,6 +271,9 @@ int main(int argc, char **argv) {
   ImportCommand imports;
   imports.add(app,
               [&](CLI::App *command) { addCommonOptions(command, common); });
+  BudgetCommand budget;
+  budget.add(app,
+             [&](CLI::App *command) { addCommonOptions(command, common); });
 
   // Usage errors are diagnostics like any other, printed in the format the
   // command line asks for even when it cannot be parsed.
@@ -323,6 +327,8 @@ int main(int argc, char **argv) {
   } else if (std::optional<int> code = tools.run(diags)) {
     exitCode = *code;
   } else if (std::optional<int> code = imports.run(diags)) {
+    exitCode = *code;
+  } else if (std::optional<int> code = budget.run(diags)) {
     exitCode = *code;
   }
   if (!diags.diagnostics().empty() || common.format() != DiagnosticFormat::Text)
