@@ -31,6 +31,7 @@ public:
   void error(const JsonValue &value, llvm::StringRef pointer,
              const llvm::Twine &message);
   bool failed() const { return errors != 0; }
+  unsigned errorCount() const { return errors; }
   const SourceFile &source() const { return file; }
 
   /// `key` of an object, or null after reporting that it is missing.

@@ -686,8 +686,14 @@ void ManifestParser::parseGuards(const JsonValue &list,
   if (!r.isArray(list, pointer))
     return;
   rankChecked.assign(m.contract.inputs.size(), std::nullopt);
-  for (size_t i = 0; i < list.items().size(); ++i)
-    parseGuard(list.items()[i], appendPointer(pointer, i), i);
+  for (size_t i = 0; i < list.items().size(); ++i) {
+    std::string at = appendPointer(pointer, i);
+    // Each path that rejects a guard reports why; were one to forget, the
+    // manifest would be read without the guard, so say it here.
+    unsigned errorsBefore = r.errorCount();
+    if (!parseGuard(list.items()[i], at, i) && r.errorCount() == errorsBefore)
+      r.error(list.items()[i], at, "this guard could not be read");
+  }
 }
 
 std::optional<SymbolBinding>
