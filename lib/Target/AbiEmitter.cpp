@@ -199,13 +199,13 @@ private:
   using StaticFields =
       std::map<std::pair<TensorSide, int32_t>, SmallVector<const Guard *>>;
   StaticFields staticFieldGuards(const GuardSink &sink, bool checkOutputs);
-  /// The combined condition of every guard in `fields`: the bytes of each
-  /// descriptor from its dtype to its last checked dim, loaded as one
-  /// vector of i64 lanes, differ from a constant template under a constant
-  /// mask; the differences of all descriptors are ORed and tested once. A
-  /// call that passes pays a few vector instructions and one branch instead
-  /// of a compare and branch per field; which guard failed is found by the
-  /// interpreter, on the cold path.
+  /// The combined condition of every guard in `fields`: each descriptor's
+  /// 64-bit words from its dtype to its last checked dim differ from a
+  /// constant template (dtype and rank are one word, each static dim one).
+  /// A call that passes pays one load and compare per word instead of one
+  /// per field; which guard failed is found by the interpreter, on the cold
+  /// path. (Vector compares of whole descriptors were tried: LLVM 19 made
+  /// them no shorter on AVX2 and longer on SSE2.)
   void emitStaticFieldTemplates(IRBuilder<> &b, GuardSink &sink,
                                 Value *inputs, Value *outputs,
                                 const StaticFields &fields);
@@ -573,7 +573,8 @@ void EntryPointEmitter::emitGuards(IRBuilder<> &b, GuardSink &exit,
     case GuardKind::NoAlias:
       if (exit.failed && !isa<Constant>(exit.anyFailed)) {
         Function *function = b.GetInsertBlock()->getParent();
-        BasicBlock *next = BasicBlock::Create(context, "guards.alias", function);
+        BasicBlock *next =
+            BasicBlock::Create(context, "guards.alias", function);
         b.CreateCondBr(exit.anyFailed, exit.failed, next,
                        MDBuilder(context).createUnlikelyBranchWeights());
         b.SetInsertPoint(next);
@@ -635,8 +636,9 @@ void EntryPointEmitter::emitStaticFieldTemplates(IRBuilder<> &b,
                "fields");
       if (~mask[word])
         actual = b.CreateAnd(actual, ConstantInt::get(i64, mask[word]));
-      failed = b.CreateOr(failed, b.CreateICmpNE(
-                                      actual, ConstantInt::get(i64, expected[word])));
+      Value *differs =
+          b.CreateICmpNE(actual, ConstantInt::get(i64, expected[word]));
+      failed = b.CreateOr(failed, differs);
     }
   }
   // Any of the guards stands for all of them: combining only ORs.
