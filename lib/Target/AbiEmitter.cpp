@@ -19,12 +19,15 @@
 #include "txc/Target/GuardTable.h"
 #include "txc/Target/Weights.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
+
+#include <map>
 
 using namespace txc;
 using namespace llvm;
@@ -48,6 +51,10 @@ struct GuardSink {
   /// and arrays) branch, to `unsafe`.
   Value *anyFailed = nullptr;
   BasicBlock *unsafe = nullptr;
+  /// Combining: where the combined condition branches when it holds. The
+  /// alias guards branch there once before they start, so that the values
+  /// of the guards before them are not kept live across them.
+  BasicBlock *failed = nullptr;
 };
 
 /// Up to this many descriptor guards, an entry point checks them inline,
@@ -112,6 +119,10 @@ private:
   struct CallState {
     SmallVector<Value *> symbols;
     SmallVector<Value *> inputBytes, outputBytes;
+    /// The data pointers the guards loaded and checked (null where the
+    /// table interpreter checked them): the kernel gets these, without
+    /// loading them again after the output descriptors were written.
+    SmallVector<Value *> inputData, outputData;
     /// With variants: the index in `kernels` of the code the call takes
     /// (its variant id, 0 for the generic code), once the guards passed.
     Value *variant = nullptr;
@@ -124,6 +135,10 @@ private:
   bool sizeAfterGuards() const {
     return workspaceSizeFunction || dispatches();
   }
+  /// Once the guards passed, tells LLVM that each bound symbol is in its
+  /// range: the kernel's loops then need no test for an empty trip count
+  /// that the guards already excluded (B >= 1).
+  void assumeSymbolRanges(IRBuilder<> &b, const CallState &state);
   /// Sets state.variant: the first variant in dispatch order whose bound
   /// symbols have their values, else the generic code.
   void chooseVariant(IRBuilder<> &b, CallState &state);
@@ -178,6 +193,22 @@ private:
   void emitGuards(IRBuilder<> &b, GuardSink &sink, Value *inputs,
                   Value *numInputs, Value *outputs, Value *numOutputs,
                   bool checkOutputs, CallState &state);
+  /// The static fields (dtype, rank, static dims) a combining sink checks
+  /// against a constant template, by descriptor: on a little-endian target,
+  /// where the template has the descriptor's layout.
+  using StaticFields =
+      std::map<std::pair<TensorSide, int32_t>, SmallVector<const Guard *>>;
+  StaticFields staticFieldGuards(const GuardSink &sink, bool checkOutputs);
+  /// The combined condition of every guard in `fields`: each descriptor's
+  /// 64-bit words from its dtype to its last checked dim differ from a
+  /// constant template (dtype and rank are one word, each static dim one).
+  /// A call that passes pays one load and compare per word instead of one
+  /// per field; which guard failed is found by the interpreter, on the cold
+  /// path. (Vector compares of whole descriptors were tried: LLVM 19 made
+  /// them no shorter on AVX2 and longer on SSE2.)
+  void emitStaticFieldTemplates(IRBuilder<> &b, GuardSink &sink,
+                                Value *inputs, Value *outputs,
+                                const StaticFields &fields);
   /// The NoAlias guard `g` of an output over [start, start + bytes).
   void emitAliasGuard(IRBuilder<> &b, GuardSink &sink, const Guard &g,
                       Value *inputs, Value *outputs, CallState &state);
@@ -186,12 +217,26 @@ private:
   Value *overlaps(IRBuilder<> &b, Value *start, Value *end, Value *bytes,
                   Value *otherStart, Value *otherBytes) {
     Value *otherEnd = b.CreateAdd(otherStart, otherBytes);
-    Constant *zero = c64(0);
-    return b.CreateAnd(b.CreateAnd(b.CreateICmpSGT(bytes, zero),
-                                   b.CreateICmpSGT(otherBytes, zero)),
-                       b.CreateAnd(b.CreateICmpULT(start, otherEnd),
-                                   b.CreateICmpULT(otherStart, end)));
+    Value *overlap = b.CreateAnd(b.CreateICmpULT(start, otherEnd),
+                                 b.CreateICmpULT(otherStart, end));
+    // A size that cannot be 0 once the earlier guards passed needs no test:
+    // the alias guard is only reached, or only matters, when they passed.
+    for (Value *size : {bytes, otherBytes})
+      if (!positiveBytes.count(size))
+        overlap = b.CreateAnd(b.CreateICmpSGT(size, c64(0)), overlap);
+    return overlap;
   }
+  /// Whether `bytes` is positive for every value of the symbols in their
+  /// ranges (which their guards check before any size is used).
+  bool alwaysPositive(const ShapeExpr &bytes) const {
+    SmallVector<Interval> ranges;
+    for (const ContractSymbol &symbol : contract.symbols)
+      ranges.push_back({symbol.min, symbol.max});
+    std::optional<Interval> bounds = bytes.checkedBounds(ranges);
+    return bounds && bounds->min > 0;
+  }
+  /// The byte sizes emitGuards computed that alwaysPositive proved.
+  SmallPtrSet<Value *, 8> positiveBytes;
   /// The guard interpreter, `<p>_run.guards` (GuardInterpreter.h), emitted
   /// on first use.
   Function *guardInterpreter();
@@ -235,6 +280,15 @@ private:
   Value *load(IRBuilder<> &b, Type *type, Value *base, unsigned offset,
               const Twine &name = "") {
     return b.CreateLoad(type, field(b, base, offset), name);
+  }
+  /// The data pointer of array[index]: as its data_pointer guard loaded it
+  /// (`checked`, CallState::inputData or outputData), else loaded now.
+  Value *dataPointer(IRBuilder<> &b, Value *array, unsigned index,
+                     ArrayRef<Value *> checked) {
+    if (index < checked.size() && checked[index])
+      return checked[index];
+    return load(b, ptr, descriptor(b, array, index), AbiLayout::kTensorData,
+                "data");
   }
   Value *dimPtr(IRBuilder<> &b, Value *desc, unsigned dim) {
     return field(b, desc, AbiLayout::kTensorDims + 8 * dim);
@@ -375,6 +429,12 @@ Value *EntryPointEmitter::evaluate(IRBuilder<> &b, const ShapeExpr &expr,
   return expr.fold(ops);
 }
 
+/// The guards a descriptor template checks (emitStaticFieldTemplates).
+static bool isStaticField(const Guard &g) {
+  return g.kind == GuardKind::DType || g.kind == GuardKind::Rank ||
+         g.kind == GuardKind::StaticDim;
+}
+
 void EntryPointEmitter::emitGuards(IRBuilder<> &b, GuardSink &exit,
                                    Value *inputs, Value *numInputs,
                                    Value *outputs, Value *numOutputs,
@@ -382,7 +442,17 @@ void EntryPointEmitter::emitGuards(IRBuilder<> &b, GuardSink &exit,
   state.symbols.assign(contract.symbols.size(), nullptr);
   state.inputBytes.assign(contract.inputs.size(), nullptr);
   state.outputBytes.assign(contract.outputs.size(), nullptr);
+  state.inputData.assign(contract.inputs.size(), nullptr);
+  state.outputData.assign(contract.outputs.size(), nullptr);
+  positiveBytes.clear();
   Constant *zero = c64(0);
+  // Combining, the static fields of every descriptor are checked together,
+  // where the first such guard is.
+  StaticFields staticFields = staticFieldGuards(exit, checkOutputs);
+  const Guard *firstStaticField = nullptr;
+  for (const auto &entry : staticFields)
+    if (!firstStaticField || entry.second.front()->id < firstStaticField->id)
+      firstStaticField = entry.second.front();
   for (const Guard &g : contract.guards) {
     // Data-dependent guards are checked by the kernel (checkKernelStatus).
     if ((!checkOutputs && g.side == TensorSide::Output) ||
@@ -391,6 +461,11 @@ void EntryPointEmitter::emitGuards(IRBuilder<> &b, GuardSink &exit,
     Value *desc = g.side == TensorSide::None
                       ? nullptr
                       : tensorOf(b, g, inputs, outputs);
+    if (!staticFields.empty() && isStaticField(g)) {
+      if (&g == firstStaticField)
+        emitStaticFieldTemplates(b, exit, inputs, outputs, staticFields);
+      continue;
+    }
     auto dimValue = [&]() {
       return b.CreateLoad(i64, dimPtr(b, desc, unsigned(g.dim)), "dim");
     };
@@ -413,11 +488,13 @@ void EntryPointEmitter::emitGuards(IRBuilder<> &b, GuardSink &exit,
              b.CreateIsNull(g.kind == GuardKind::InputsArray ? inputs : outputs),
              g, zero, zero, zero);
       break;
-    case GuardKind::DataPointer:
-      failIf(b, exit,
-             b.CreateIsNull(load(b, ptr, desc, AbiLayout::kTensorData, "data")),
-             g, zero, zero, zero);
+    case GuardKind::DataPointer: {
+      Value *data = load(b, ptr, desc, AbiLayout::kTensorData, "data");
+      (g.side == TensorSide::Input ? state.inputData
+                                   : state.outputData)[g.tensor] = data;
+      failIf(b, exit, b.CreateIsNull(data), g, zero, zero, zero);
       break;
+    }
     case GuardKind::DType:
     case GuardKind::Rank: {
       Value *actual = load(b, i32, desc,
@@ -484,6 +561,8 @@ void EntryPointEmitter::emitGuards(IRBuilder<> &b, GuardSink &exit,
     }
     case GuardKind::BufferSize: {
       Value *needed = evaluate(b, g.expr, state.symbols, i64);
+      if (alwaysPositive(g.expr))
+        positiveBytes.insert(needed);
       (g.side == TensorSide::Input ? state.inputBytes
                                    : state.outputBytes)[g.tensor] = needed;
       Value *actual = load(b, i64, desc, AbiLayout::kTensorSizeBytes, "size");
@@ -492,6 +571,15 @@ void EntryPointEmitter::emitGuards(IRBuilder<> &b, GuardSink &exit,
       break;
     }
     case GuardKind::NoAlias:
+      if (exit.failed && !isa<Constant>(exit.anyFailed)) {
+        Function *function = b.GetInsertBlock()->getParent();
+        BasicBlock *next =
+            BasicBlock::Create(context, "guards.alias", function);
+        b.CreateCondBr(exit.anyFailed, exit.failed, next,
+                       MDBuilder(context).createUnlikelyBranchWeights());
+        b.SetInsertPoint(next);
+        exit.anyFailed = b.getFalse();
+      }
       emitAliasGuard(b, exit, g, inputs, outputs, state);
       break;
     case GuardKind::IndexInRange:
@@ -500,21 +588,79 @@ void EntryPointEmitter::emitGuards(IRBuilder<> &b, GuardSink &exit,
   }
 }
 
+EntryPointEmitter::StaticFields
+EntryPointEmitter::staticFieldGuards(const GuardSink &sink, bool checkOutputs) {
+  StaticFields fields;
+  if (sink.exit || !module.getDataLayout().isLittleEndian())
+    return fields;
+  for (const Guard &g : contract.guards)
+    if (isStaticField(g) && (checkOutputs || g.side != TensorSide::Output))
+      fields[{g.side, g.tensor}].push_back(&g);
+  return fields;
+}
+
+void EntryPointEmitter::emitStaticFieldTemplates(IRBuilder<> &b,
+                                                 GuardSink &sink,
+                                                 Value *inputs, Value *outputs,
+                                                 const StaticFields &fields) {
+  // Word 0 holds the dtype (low half) and the rank (high half), word 1 + d
+  // dims[d]: txc_tensor's layout on a little-endian target.
+  static_assert(AbiLayout::kTensorRank == AbiLayout::kTensorDType + 4 &&
+                    AbiLayout::kTensorDims == AbiLayout::kTensorDType + 8,
+                "the template assumes txc_tensor's layout");
+  Value *failed = b.getFalse();
+  for (const auto &[tensor, guards] : fields) {
+    SmallVector<uint64_t> expected(1, 0), mask(1, 0);
+    for (const Guard *g : guards) {
+      uint64_t value = uint64_t(g->value);
+      if (g->kind != GuardKind::StaticDim) {
+        unsigned shift = g->kind == GuardKind::Rank ? 32 : 0;
+        expected[0] |= (value & 0xffffffffu) << shift;
+        mask[0] |= uint64_t(0xffffffffu) << shift;
+        continue;
+      }
+      size_t word = size_t(g->dim) + 1;
+      expected.resize(std::max(expected.size(), word + 1), 0);
+      mask.resize(std::max(mask.size(), word + 1), 0);
+      expected[word] = value;
+      mask[word] = ~uint64_t(0);
+    }
+    Value *desc = descriptor(b, tensor.first == TensorSide::Input ? inputs
+                                                                   : outputs,
+                             unsigned(tensor.second));
+    for (size_t word = 0; word < expected.size(); ++word) {
+      if (!mask[word])
+        continue;
+      Value *actual =
+          load(b, i64, desc, AbiLayout::kTensorDType + 8 * unsigned(word),
+               "fields");
+      if (~mask[word])
+        actual = b.CreateAnd(actual, ConstantInt::get(i64, mask[word]));
+      Value *differs =
+          b.CreateICmpNE(actual, ConstantInt::get(i64, expected[word]));
+      failed = b.CreateOr(failed, differs);
+    }
+  }
+  // Any of the guards stands for all of them: combining only ORs.
+  Constant *zero = c64(0);
+  failIf(b, sink, failed, *fields.begin()->second.front(), zero, zero, zero);
+}
+
 void EntryPointEmitter::emitAliasGuard(IRBuilder<> &b, GuardSink &sink,
                                        const Guard &g, Value *inputs,
                                        Value *outputs, CallState &state) {
   Constant *zero = c64(0);
   Value *bytes = state.outputBytes[g.tensor];
-  Value *start =
-      b.CreatePtrToInt(load(b, ptr, descriptor(b, outputs, unsigned(g.tensor)),
-                            AbiLayout::kTensorData),
-                       i64);
+  auto dataOf = [&](Value *array, unsigned index, ArrayRef<Value *> checked) {
+    return b.CreatePtrToInt(dataPointer(b, array, index, checked), i64);
+  };
+  Value *start = dataOf(outputs, unsigned(g.tensor), state.outputData);
   Value *end = b.CreateAdd(start, bytes);
   auto checkAgainst = [&](Value *array, unsigned index, Value *otherBytes,
                           TensorSide otherSide) {
-    Value *other = descriptor(b, array, index);
-    Value *otherStart =
-        b.CreatePtrToInt(load(b, ptr, other, AbiLayout::kTensorData), i64);
+    Value *otherStart = dataOf(
+        array, index,
+        otherSide == TensorSide::Input ? state.inputData : state.outputData);
     Value *overlap = overlaps(b, start, end, bytes, otherStart, otherBytes);
     failIf(b, sink, overlap, g, c64(int64_t(otherSide)), c64(index), zero);
   };
@@ -590,13 +736,12 @@ Value *EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
     args.append(sizes.begin(), sizes.end());
     args.append(strides.begin(), strides.end());
   };
-  auto addMemRef = [&](Value *array, unsigned index, const TensorType &type) {
-    addPointer(load(b, ptr, descriptor(b, array, index), AbiLayout::kTensorData,
-                    "data"),
-               type);
+  auto addMemRef = [&](Value *array, unsigned index, const TensorType &type,
+                       ArrayRef<Value *> checked) {
+    addPointer(dataPointer(b, array, index, checked), type);
   };
   for (unsigned i = 0; i < contract.inputs.size(); ++i)
-    addMemRef(inputs, i, contract.inputs[i].type);
+    addMemRef(inputs, i, contract.inputs[i].type, state.inputData);
   // The weights: a global of the object, or a range of the caller's blob.
   if (weights)
     for (size_t c : weights->storedConstants()) {
@@ -638,7 +783,7 @@ Value *EntryPointEmitter::callKernel(IRBuilder<> &b, Value *inputs,
     args.append({kernelStatus, kernelStatus, c64(0), c64(2), c64(1)});
   }
   for (unsigned o = 0; o < contract.outputs.size(); ++o)
-    addMemRef(outputs, o, contract.outputs[o].type);
+    addMemRef(outputs, o, contract.outputs[o].type, state.outputData);
   // The workspace, memref<Nxi8>, comes last.
   SmallVector<Value *> workspaceArgs;
   if (workspace)
@@ -675,6 +820,15 @@ void EntryPointEmitter::callKernelCode(IRBuilder<> &b, const KernelCode &code,
   if (code.needsWorkspace())
     all.append(workspaceArgs.begin(), workspaceArgs.end());
   b.CreateCall(code.kernel->getFunctionType(), code.kernel, all);
+}
+
+void EntryPointEmitter::assumeSymbolRanges(IRBuilder<> &b,
+                                           const CallState &state) {
+  for (auto [symbol, value] : llvm::zip(contract.symbols, state.symbols))
+    if (value)
+      b.CreateAssumption(
+          b.CreateAnd(b.CreateICmpSGE(value, c64(symbol.min)),
+                      b.CreateICmpSLE(value, c64(symbol.max))));
 }
 
 void EntryPointEmitter::chooseVariant(IRBuilder<> &b, CallState &state) {
@@ -801,6 +955,7 @@ void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
   else
     emitTableGuards(b, args, checkOutputs, state, passed);
   b.SetInsertPoint(passed);
+  assumeSymbolRanges(b, state);
   chooseVariant(b, state);
   // A failed allocation, like a failed guard, leaves the outputs alone.
   Value *allocation = nullptr, *workspaceSize = nullptr;
@@ -842,6 +997,7 @@ void EntryPointEmitter::emitInlineGuards(IRBuilder<> &b, ArrayRef<Value *> args,
   GuardSink sink;
   sink.anyFailed = b.getFalse();
   sink.unsafe = unsafe;
+  sink.failed = failed;
   emitGuards(b, sink, args[0], args[1], args[2], args[3], checkOutputs, state);
   b.CreateCondBr(sink.anyFailed, failed, passed,
                  MDBuilder(context).createUnlikelyBranchWeights());
