@@ -274,13 +274,19 @@ StrategySelector::convolutionAsMatmulsConfig(linalg::Conv2DNchwFchwOp op) {
     SmallVector<NamedAttribute> fields = {
         b.getNamedAttr("per_image", b.getBoolAttr(sizes[0] != 1))};
     if (!anyDynamic(ArrayRef(sizes).drop_front())) {
-      // [F, C*KH*KW] x [C*KH*KW, OH*OW]; its result is no epilogue's input.
-      SmallVector<int64_t> matmul = {sizes[1], sizes[2] * sizes[3],
+      // [F, C*KH*KW] x [C*KH*KW, OH*OW], the columns padded to full
+      // register tiles (padded_columns; TileConvolution.cpp); its result
+      // is no epilogue's input.
+      unsigned bits = resultElementBits(op);
+      int64_t nr = tuning.matmulColumnVectors * tuning.lanes(bits);
+      int64_t padded = llvm::alignTo(sizes[2] * sizes[3], nr);
+      SmallVector<int64_t> matmul = {sizes[1], padded,
                                      sizes[4] * sizes[5] * sizes[6]};
+      if (padded != sizes[2] * sizes[3])
+        fields.push_back(integer("padded_columns", padded));
       bool fusesEpilogue;
       fields.push_back(b.getNamedAttr(
-          "matmul", matmulConfig(matmul, false, resultElementBits(op), {},
-                                 fusesEpilogue)));
+          "matmul", matmulConfig(matmul, false, bits, {}, fusesEpilogue)));
     }
     return config("convolution", "one_matmul", fields);
   }
