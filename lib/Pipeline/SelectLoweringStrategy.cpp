@@ -243,8 +243,10 @@ bool flattensRows(linalg::Conv2DNchwFchwOp op) {
 /// Convolutions as matmuls: for output rows narrower than one register
 /// tile, the output plane as one flat row of register tiles where the
 /// strides allow it and the output channels are few (flatten_rows: at 32
-/// and 64 channels 14x14 the im2col matmul stays scalar, at 128 and more
-/// it was faster than the flat tiles), else one im2col matmul per image;
+/// and 64 channels 14x14 the im2col matmul was scalar then, its panels
+/// left untiled outside a loop (fixed since, not measured again); at 128
+/// and more it was faster than the flat tiles), else one im2col matmul per
+/// image;
 /// wider rows as row tiles of matmuls on a packed filter
 /// (TileConvolution.cpp). Null if they do not apply.
 DictionaryAttr

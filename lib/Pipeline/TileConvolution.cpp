@@ -326,10 +326,11 @@ Value withZeroColumns(RewriterBase &rewriter, Location loc, int64_t rows,
   Value result = rewriter.create<tensor::EmptyOp>(
       loc, ArrayRef<int64_t>{rows, padded}, element);
   if (padded > width) {
-    Value tail = sliceOf(rewriter, loc, result, {zero, rewriter.getIndexAttr(width)},
-                         {rows, padded - width}, {rows, padded - width});
-    Value zeroValue = rewriter.create<arith::ConstantOp>(
-        loc, rewriter.getZeroAttr(element));
+    Value tail =
+        sliceOf(rewriter, loc, result, {zero, rewriter.getIndexAttr(width)},
+                {rows, padded - width}, {rows, padded - width});
+    Value zeroValue =
+        rewriter.create<arith::ConstantOp>(loc, rewriter.getZeroAttr(element));
     Value zeros =
         rewriter.create<linalg::FillOp>(loc, zeroValue, tail).getResult(0);
     result = insertColumns(rewriter, loc, zeros, result, width);
@@ -337,6 +338,20 @@ Value withZeroColumns(RewriterBase &rewriter, Location loc, int64_t rows,
   Value head = sliceOf(rewriter, loc, result, {zero, zero}, {rows, width},
                        {rows, width});
   return insertColumns(rewriter, loc, write(head), result, 0);
+}
+
+/// A copy of the 2-D static `matrix` with zero columns after its own, up
+/// to `padded` columns.
+Value padColumns(RewriterBase &rewriter, Location loc, Value matrix,
+                 int64_t padded) {
+  auto type = cast<RankedTensorType>(matrix.getType());
+  AffineMap identity =
+      AffineMap::getMultiDimIdentityMap(2, rewriter.getContext());
+  return withZeroColumns(
+      rewriter, loc, type.getShape()[0], type.getShape()[1], padded,
+      type.getElementType(), [&](Value slice) {
+        return gatherCopy(rewriter, loc, matrix, slice, identity).getResult(0);
+      });
 }
 
 /// The right-hand side of the im2col matmul of one image `conv`, as a
@@ -360,14 +375,7 @@ Value imageColumns(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
   if (pointwise) {
     Value image = rewriter.create<tensor::CollapseShapeOp>(
         loc, input, Groups{{0, 1}, {2, 3}});
-    if (padded == oh * ow)
-      return image;
-    AffineMap identity = AffineMap::getMultiDimIdentityMap(2, context);
-    return withZeroColumns(
-        rewriter, loc, c, oh * ow, padded, getElementTypeOrSelf(input.getType()),
-        [&](Value slice) {
-          return gatherCopy(rewriter, loc, image, slice, identity).getResult(0);
-        });
+    return padded == oh * ow ? image : padColumns(rewriter, loc, image, padded);
   }
   AffineExpr ch, r, q, y, x;
   bindDims(context, ch, r, q, y, x);
@@ -381,10 +389,9 @@ Value imageColumns(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
     Value expanded = rewriter.create<tensor::ExpandShapeOp>(
         loc, RankedTensorType::get({c, kh, kw, oh, ow}, element), slice,
         Groups{{0, 1, 2}, {3, 4}});
-    linalg::GenericOp im2col =
-        gatherCopy(rewriter, loc, input, expanded, read);
-    return rewriter.create<tensor::CollapseShapeOp>(
-        loc, im2col.getResult(0), Groups{{0, 1, 2}, {3, 4}});
+    linalg::GenericOp im2col = gatherCopy(rewriter, loc, input, expanded, read);
+    return rewriter.create<tensor::CollapseShapeOp>(loc, im2col.getResult(0),
+                                                    Groups{{0, 1, 2}, {3, 4}});
   };
   if (padded == oh * ow)
     return copy(rewriter.create<tensor::EmptyOp>(
@@ -441,16 +448,8 @@ void tileConvolutionAsOneMatmul(RewriterBase &rewriter,
       loc, filter, Groups{{0}, {1, 2, 3}});
   Value acc = rewriter.create<tensor::CollapseShapeOp>(loc, out,
                                                        Groups{{0, 1}, {2, 3}});
-  if (padded != width) {
-    AffineMap identity =
-        AffineMap::getMultiDimIdentityMap(2, rewriter.getContext());
-    acc = withZeroColumns(rewriter, loc, filters, width, padded,
-                          outType.getElementType(), [&](Value slice) {
-                            return gatherCopy(rewriter, loc, acc, slice,
-                                              identity)
-                                .getResult(0);
-                          });
-  }
+  if (padded != width)
+    acc = padColumns(rewriter, loc, acc, padded);
   auto matmul = rewriter.create<linalg::MatmulOp>(
       loc, TypeRange{acc.getType()}, ValueRange{weights, columns},
       ValueRange{acc});
