@@ -276,15 +276,22 @@ StrategySelector::convolutionAsMatmulsConfig(linalg::Conv2DNchwFchwOp op) {
     SmallVector<NamedAttribute> fields = {
         b.getNamedAttr("per_image", b.getBoolAttr(sizes[0] != 1))};
     if (!anyDynamic(ArrayRef(sizes).drop_front())) {
-      // [F, C*KH*KW] x [C*KH*KW, OH*OW], the columns padded to full
-      // register tiles (padded_columns; TileConvolution.cpp); its result
-      // is no epilogue's input.
+      // [F, C*KH*KW] x [C*KH*KW, OH*OW]; its result is no epilogue's
+      // input. Columns narrower than one cache panel are padded to full
+      // register tiles (padded_columns; TileConvolution.cpp): else that
+      // one panel is neither packed nor fully tiled (49 columns at 7x7:
+      // 25 GFLOPS, padded to 64: 75). Wider ones are not: their full
+      // panels are packed, and at 14x14 the padding (196 -> 208) and its
+      // copies made 1x1 convolutions 0.8x as fast.
       unsigned bits = resultElementBits(op);
       int64_t nr = tuning.matmulColumnVectors * tuning.lanes(bits);
-      int64_t padded = llvm::alignTo(sizes[2] * sizes[3], nr);
+      int64_t columns = sizes[2] * sizes[3];
+      int64_t padded = columns < tuning.cacheColumns
+                           ? int64_t(llvm::alignTo(columns, nr))
+                           : columns;
       SmallVector<int64_t> matmul = {sizes[1], padded,
                                      sizes[4] * sizes[5] * sizes[6]};
-      if (padded != sizes[2] * sizes[3])
+      if (padded != columns)
         fields.push_back(integer("padded_columns", padded));
       bool fusesEpilogue;
       fields.push_back(b.getNamedAttr(

@@ -418,9 +418,7 @@ Value imageColumns(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
 /// the matmul is [F, K] x [K, padded] into an accumulator of its own, the
 /// extra columns zero and dropped after: every strip of B is a full,
 /// packed one. Without, 7x7 maps (49 = 3*16 + 1 columns) ran their 3
-/// strips unpacked and the last column as 6x1 tiles: 21 GFLOPS, and the
-/// [F, 196] matmuls of 14x14 maps a 68-column panel as 64 unpacked
-/// columns and a 6x4 tile.
+/// strips unpacked and the last column as 6x1 tiles: 21 GFLOPS.
 void tileConvolutionAsOneMatmul(RewriterBase &rewriter,
                                 linalg::Conv2DNchwFchwOp op,
                                 DictionaryAttr config) {
