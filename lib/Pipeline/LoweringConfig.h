@@ -24,7 +24,10 @@
 //   "matmul_epilogue"  on the elementwise op that a "fused_epilogue" or
 //                      "small" matmul takes into its tiles.
 //   "convolution"      form = "one_matmul" (per_image, matmul = the config
-//                      of the im2col matmul), "row_matmuls" (filter_tile,
+//                      of the im2col matmul, padded_columns = OH*OW rounded
+//                      up to a multiple of NR when it is not one and less
+//                      than a cache panel),
+//                      "row_matmuls" (filter_tile,
 //                      column_tiles, unit_column_stride; flatten_rows: the
 //                      output plane as one flat row with the input's row
 //                      pitch, in blocks of channel_tile input channels,

@@ -243,8 +243,10 @@ bool flattensRows(linalg::Conv2DNchwFchwOp op) {
 /// Convolutions as matmuls: for output rows narrower than one register
 /// tile, the output plane as one flat row of register tiles where the
 /// strides allow it and the output channels are few (flatten_rows: at 32
-/// and 64 channels 14x14 the im2col matmul stays scalar, at 128 and more
-/// it was faster than the flat tiles), else one im2col matmul per image;
+/// and 64 channels 14x14 the im2col matmul was scalar then, its panels
+/// left untiled outside a loop (fixed since, not measured again); at 128
+/// and more it was faster than the flat tiles), else one im2col matmul per
+/// image;
 /// wider rows as row tiles of matmuls on a packed filter
 /// (TileConvolution.cpp). Null if they do not apply.
 DictionaryAttr
@@ -274,13 +276,26 @@ StrategySelector::convolutionAsMatmulsConfig(linalg::Conv2DNchwFchwOp op) {
     SmallVector<NamedAttribute> fields = {
         b.getNamedAttr("per_image", b.getBoolAttr(sizes[0] != 1))};
     if (!anyDynamic(ArrayRef(sizes).drop_front())) {
-      // [F, C*KH*KW] x [C*KH*KW, OH*OW]; its result is no epilogue's input.
-      SmallVector<int64_t> matmul = {sizes[1], sizes[2] * sizes[3],
+      // [F, C*KH*KW] x [C*KH*KW, OH*OW]; its result is no epilogue's
+      // input. Columns narrower than one cache panel are padded to full
+      // register tiles (padded_columns; TileConvolution.cpp): else that
+      // one panel is neither packed nor fully tiled (49 columns at 7x7:
+      // 25 GFLOPS, padded to 64: 75). Wider ones are not: their full
+      // panels are packed, and at 14x14 the padding (196 -> 208) and its
+      // copies made 1x1 convolutions 0.8x as fast.
+      unsigned bits = resultElementBits(op);
+      int64_t nr = tuning.matmulColumnVectors * tuning.lanes(bits);
+      int64_t columns = sizes[2] * sizes[3];
+      int64_t padded = columns < tuning.cacheColumns
+                           ? int64_t(llvm::alignTo(columns, nr))
+                           : columns;
+      SmallVector<int64_t> matmul = {sizes[1], padded,
                                      sizes[4] * sizes[5] * sizes[6]};
+      if (padded != columns)
+        fields.push_back(integer("padded_columns", padded));
       bool fusesEpilogue;
       fields.push_back(b.getNamedAttr(
-          "matmul", matmulConfig(matmul, false, resultElementBits(op), {},
-                                 fusesEpilogue)));
+          "matmul", matmulConfig(matmul, false, bits, {}, fusesEpilogue)));
     }
     return config("convolution", "one_matmul", fields);
   }

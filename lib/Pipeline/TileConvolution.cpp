@@ -94,6 +94,18 @@ Value sliceOf(OpBuilder &b, Location loc, Value source,
                                           sizeValues, strides);
 }
 
+/// `slice` ([rows][w]) inserted into the 2-D `into` at column `column`.
+Value insertColumns(OpBuilder &b, Location loc, Value slice, Value into,
+                    int64_t column) {
+  auto shape = cast<RankedTensorType>(slice.getType()).getShape();
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0),
+                                       b.getIndexAttr(column)};
+  SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+  return b.create<tensor::InsertSliceOp>(
+      loc, slice, into, offsets, getAsIndexOpFoldResult(b.getContext(), shape),
+      strides);
+}
+
 /// The input slice [C][wc] that kernel tap (row, col) of a tile reads.
 using TapSlice =
     llvm::function_ref<Value(OpBuilder &, Location, Value row, Value col)>;
@@ -303,10 +315,51 @@ linalg::Conv2DNchwFchwOp unitColumnStride(RewriterBase &rewriter,
   return conv;
 }
 
-/// The right-hand side of the im2col matmul of one image `conv`: the image
-/// itself for a 1x1 unit-stride convolution, else its im2col copy, as a
-/// [C*KH*KW][OH*OW] matrix.
-Value imageColumns(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
+/// A [rows][padded] tensor whose first `width` columns `write` computes
+/// (into the [rows][width] slice it is given) and whose other columns are
+/// zero. The slice is a view of the result, so after bufferization `write`
+/// stores into the padded buffer directly, with no copy.
+Value withZeroColumns(RewriterBase &rewriter, Location loc, int64_t rows,
+                      int64_t width, int64_t padded, Type element,
+                      llvm::function_ref<Value(Value slice)> write) {
+  OpFoldResult zero = rewriter.getIndexAttr(0);
+  Value result = rewriter.create<tensor::EmptyOp>(
+      loc, ArrayRef<int64_t>{rows, padded}, element);
+  if (padded > width) {
+    Value tail =
+        sliceOf(rewriter, loc, result, {zero, rewriter.getIndexAttr(width)},
+                {rows, padded - width}, {rows, padded - width});
+    Value zeroValue =
+        rewriter.create<arith::ConstantOp>(loc, rewriter.getZeroAttr(element));
+    Value zeros =
+        rewriter.create<linalg::FillOp>(loc, zeroValue, tail).getResult(0);
+    result = insertColumns(rewriter, loc, zeros, result, width);
+  }
+  Value head = sliceOf(rewriter, loc, result, {zero, zero}, {rows, width},
+                       {rows, width});
+  return insertColumns(rewriter, loc, write(head), result, 0);
+}
+
+/// A copy of the 2-D static `matrix` with zero columns after its own, up
+/// to `padded` columns.
+Value padColumns(RewriterBase &rewriter, Location loc, Value matrix,
+                 int64_t padded) {
+  auto type = cast<RankedTensorType>(matrix.getType());
+  AffineMap identity =
+      AffineMap::getMultiDimIdentityMap(2, rewriter.getContext());
+  return withZeroColumns(
+      rewriter, loc, type.getShape()[0], type.getShape()[1], padded,
+      type.getElementType(), [&](Value slice) {
+        return gatherCopy(rewriter, loc, matrix, slice, identity).getResult(0);
+      });
+}
+
+/// The right-hand side of the im2col matmul of one image `conv`, as a
+/// [C*KH*KW][padded] matrix whose first OH*OW columns are the image's:
+/// the image itself for a 1x1 unit-stride convolution (copied if padded),
+/// else its im2col copy; the other columns are zero.
+Value imageColumns(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
+                   int64_t padded) {
   SmallVector<int64_t> sizes =
       cast<linalg::LinalgOp>(conv.getOperation()).getStaticLoopRanges();
   // (n, f, oh, ow, c, kh, kw)
@@ -318,13 +371,12 @@ Value imageColumns(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
   Location loc = conv.getLoc();
   Value input = conv.getDpsInputs()[0];
   using Groups = ArrayRef<ReassociationIndices>;
-  if (pointwise)
-    return rewriter.create<tensor::CollapseShapeOp>(loc, input,
-                                                    Groups{{0, 1}, {2, 3}});
-  Type element = getElementTypeOrSelf(input.getType());
-  Value empty = rewriter.create<tensor::EmptyOp>(
-      loc, ArrayRef<int64_t>{c, kh, kw, oh, ow}, element);
   MLIRContext *context = rewriter.getContext();
+  if (pointwise) {
+    Value image = rewriter.create<tensor::CollapseShapeOp>(
+        loc, input, Groups{{0, 1}, {2, 3}});
+    return padded == oh * ow ? image : padColumns(rewriter, loc, image, padded);
+  }
   AffineExpr ch, r, q, y, x;
   bindDims(context, ch, r, q, y, x);
   AffineMap read = AffineMap::get(
@@ -332,9 +384,20 @@ Value imageColumns(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
       {getAffineConstantExpr(0, context), ch,
        y * strides[0] + r * dilations[0], x * strides[1] + q * dilations[1]},
       context);
-  linalg::GenericOp im2col = gatherCopy(rewriter, loc, input, empty, read);
-  return rewriter.create<tensor::CollapseShapeOp>(
-      loc, im2col.getResult(0), Groups{{0, 1, 2}, {3, 4}});
+  Type element = getElementTypeOrSelf(input.getType());
+  auto copy = [&](Value slice) {
+    Value expanded = rewriter.create<tensor::ExpandShapeOp>(
+        loc, RankedTensorType::get({c, kh, kw, oh, ow}, element), slice,
+        Groups{{0, 1, 2}, {3, 4}});
+    linalg::GenericOp im2col = gatherCopy(rewriter, loc, input, expanded, read);
+    return rewriter.create<tensor::CollapseShapeOp>(loc, im2col.getResult(0),
+                                                    Groups{{0, 1, 2}, {3, 4}});
+  };
+  if (padded == oh * ow)
+    return copy(rewriter.create<tensor::EmptyOp>(
+        loc, ArrayRef<int64_t>{c * kh * kw, oh * ow}, element));
+  return withZeroColumns(rewriter, loc, c * kh * kw, oh * ow, padded, element,
+                         copy);
 }
 
 /// Each image of a convolution as one matmul [F, C*KH*KW] x [C*KH*KW, OH*OW]
@@ -350,6 +413,12 @@ Value imageColumns(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv) {
 /// convolutions stay row tiles: as one matmul per image mobilenet_v2 took
 /// 118 ms. Without a `matmul` (an image of dynamic shape), the images run
 /// one per iteration, lowered to loops.
+///
+/// With `padded_columns` (OH*OW rounded up to the register tile's width)
+/// the matmul is [F, K] x [K, padded] into an accumulator of its own, the
+/// extra columns zero and dropped after: every strip of B is a full,
+/// packed one. Without, 7x7 maps (49 = 3*16 + 1 columns) ran their 3
+/// strips unpacked and the last column as 6x1 tiles: 21 GFLOPS.
 void tileConvolutionAsOneMatmul(RewriterBase &rewriter,
                                 linalg::Conv2DNchwFchwOp op,
                                 DictionaryAttr config) {
@@ -367,18 +436,29 @@ void tileConvolutionAsOneMatmul(RewriterBase &rewriter,
   Location loc = conv.getLoc();
   rewriter.setInsertionPoint(conv);
   Value filter = conv.getDpsInputs()[1], out = conv.getDpsInits()[0];
+  auto outType = cast<RankedTensorType>(out.getType());
+  int64_t filters = outType.getShape()[1],
+          width = outType.getShape()[2] * outType.getShape()[3];
+  int64_t padded = std::max(getInt(config, "padded_columns"), width);
   using Groups = ArrayRef<ReassociationIndices>;
-  Value columns = imageColumns(rewriter, conv);
+  Value columns = imageColumns(rewriter, conv, padded);
   Value weights = rewriter.create<tensor::CollapseShapeOp>(
       loc, filter, Groups{{0}, {1, 2, 3}});
   Value acc = rewriter.create<tensor::CollapseShapeOp>(loc, out,
                                                        Groups{{0, 1}, {2, 3}});
+  if (padded != width)
+    acc = padColumns(rewriter, loc, acc, padded);
   auto matmul = rewriter.create<linalg::MatmulOp>(
       loc, TypeRange{acc.getType()}, ValueRange{weights, columns},
       ValueRange{acc});
-  Value result = rewriter.create<tensor::ExpandShapeOp>(
-      loc, out.getType(), matmul.getResult(0), Groups{{0, 1}, {2, 3}});
-  rewriter.replaceOp(conv, result);
+  Value result = matmul.getResult(0);
+  if (padded != width) {
+    OpFoldResult zero = rewriter.getIndexAttr(0);
+    result = sliceOf(rewriter, loc, result, {zero, zero}, {filters, width},
+                     {filters, width});
+  }
+  rewriter.replaceOp(conv, rewriter.create<tensor::ExpandShapeOp>(
+                               loc, outType, result, Groups{{0, 1}, {2, 3}}));
   applyMatmulConfig(rewriter, matmul, matmulConfig);
 }
 
