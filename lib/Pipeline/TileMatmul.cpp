@@ -97,6 +97,8 @@ struct PackedPanel {
 constexpr StringLiteral kDotPart = "txc.dot_part";
 /// Marks the accumulation along K among them.
 constexpr StringLiteral kDotAccumulation = "txc.dot_accumulation";
+/// Marks the root of their tiling.
+constexpr StringLiteral kDotRoot = "txc.dot_root";
 
 /// `value` [rows][cols] sliced to the columns [from, from + count).
 Value sliceColumns(OpBuilder &b, Location loc, Value value, int64_t from,
@@ -203,6 +205,7 @@ Operation *buildDotProduct(RewriterBase &rewriter, linalg::LinalgOp op,
   for (Operation *part : parts)
     part->setAttr(kDotPart, rewriter.getUnitAttr());
   accumulate->setAttr(kDotAccumulation, rewriter.getUnitAttr());
+  root->setAttr(kDotRoot, rewriter.getUnitAttr());
   rewriter.replaceOp(op, root->getResults());
   return root;
 }
@@ -218,15 +221,6 @@ SmallVector<Operation *> markedIn(ArrayRef<Operation *> roots,
           found.push_back(op);
       });
   return found;
-}
-
-/// The root of the dot-product form: the last marked op in a tile (the
-/// K-remainder matmul reads the reduction, so it comes after it).
-Operation *dotRoot(ArrayRef<Operation *> parts) {
-  for (Operation *part : llvm::reverse(parts))
-    if (!isa<linalg::FillOp>(part) && !part->hasAttr(kDotAccumulation))
-      return part;
-  return nullptr;
 }
 
 /// Applies one matmul config.
@@ -610,27 +604,23 @@ void MatmulTiler::tileDotProduct(linalg::LinalgOp op, int64_t columns,
       tileAndFuse(rewriter, root, {0, columns, 0}, fuseMarked);
   if (failed(panels))
     return;
-  Operation *main = panels->loops.front().getOperation();
-  Operation *remainder = peel(rewriter, panels->loops.front());
+  Operation *region = panels->loops.front()->getParentOp();
+  (void)peel(rewriter, panels->loops.front());
   // Peeling makes the tiles' widths static, but their types say so only
-  // after canonicalization, which also erases the untiled parts.
-  Operation *region = main->getParentOp();
+  // after canonicalization, which also erases the untiled parts (and may
+  // fold the remainder's loop of one iteration away: the panels' roots are
+  // found again by their mark).
   canonicalize(region);
-  for (Operation *panel : {main, remainder}) {
-    if (!panel)
-      continue;
-    Operation *tileRoot = dotRoot(markedIn({panel}, kDotPart));
-    if (!tileRoot)
-      continue;
+  for (Operation *panel : markedIn({region}, kDotRoot)) {
+    panel->removeAttr(kDotRoot);
     FailureOr<scf::SCFTileAndFuseResult> rows =
-        tileAndFuse(rewriter, tileRoot, {1, 0, 0}, fuseMarked);
+        tileAndFuse(rewriter, panel, {1, 0, 0}, fuseMarked);
     if (failed(rows))
       continue;
     for (Operation *accumulation :
          markedIn({rows->loops.front().getOperation()}, kDotAccumulation))
       accumulateInRegisters(accumulation);
   }
-  canonicalize(region);
 }
 
 /// Cache tiles: B is cut into KC x NC panels, each packed into strips of
@@ -902,7 +892,7 @@ public:
     for (auto [op, config] : matmuls)
       applyMatmulConfig(rewriter, op, config);
     function.walk([](Operation *op) {
-      for (StringRef mark : {kEpilogue, kDotPart, kDotAccumulation})
+      for (StringRef mark : {kEpilogue, kDotPart, kDotAccumulation, kDotRoot})
         op->removeAttr(mark);
     });
   }
