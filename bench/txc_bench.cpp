@@ -139,9 +139,9 @@ void runTxcLinear(benchmark::State &state, TxcProgram program, Linear s,
                   bool ownWorkspace) {
   Buffer x(s.b * s.k), w(s.k * s.n), bias(s.n), y(s.b * s.n, 0);
   Buffer workspace((program.workspaceBytes + 3) / 4);
-  std::vector<txc_tensor> in = {
-      tensor(x.data, {s.b, s.k}),
-      s.weightNByK ? tensor(w.data, {s.n, s.k}) : tensor(w.data, {s.k, s.n})};
+  std::vector<txc_tensor> in = {tensor(x.data, {s.b, s.k}),
+                                s.weightNByK ? tensor(w.data, {s.n, s.k})
+                                             : tensor(w.data, {s.k, s.n})};
   if (s.bias)
     in.push_back(tensor(bias.data, {s.n}));
   std::vector<txc_tensor> out = {tensor(y.data, {s.b, s.n})};

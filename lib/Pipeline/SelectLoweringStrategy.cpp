@@ -206,7 +206,7 @@ DictionaryAttr StrategySelector::matmulConfig(ArrayRef<int64_t> ranges,
 /// however few the rows: at batch 1 a linear layer reads its weight, writes
 /// it packed to the workspace and reads it again, for one row of output.
 /// With a static weight stored with its rows along K (matmul_transpose_b:
-/// linear), the config adds a form without packing, chosen at run time,
+/// linear; f32, whose partial sums need no wider type), the config adds a form without packing, chosen at run time,
 /// once per call, when the rows are fewer than pack_min_rows
 /// (unpacked_below): "dot_product", dot_columns output columns at a time,
 /// each a dot_lanes-wide FMA accumulation along K reduced at the end.
@@ -233,7 +233,8 @@ void StrategySelector::selectMatmul(linalg::LinalgOp op) {
   op->setAttr(kLoweringConfig,
               matmulConfig(op.getStaticLoopRanges(), batched,
                            resultElementBits(op), epilogue, fusesEpilogue,
-                           isa<linalg::MatmulTransposeBOp>(op)));
+                           isa<linalg::MatmulTransposeBOp>(op) &&
+                               allF32(op)));
   tiledAway.insert(op);
   if (!fusesEpilogue)
     return;

@@ -103,13 +103,11 @@ constexpr StringLiteral kDotRoot = "txc.dot_root";
 /// `value` [rows][cols] sliced to the columns [from, from + count).
 Value sliceColumns(OpBuilder &b, Location loc, Value value, int64_t from,
                    int64_t count) {
-  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0),
-                                       b.getIndexAttr(from)};
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(from)};
   SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, value, 0),
                                      b.getIndexAttr(count)};
   SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
-  return b.create<tensor::ExtractSliceOp>(loc, value, offsets, sizes,
-                                          strides);
+  return b.create<tensor::ExtractSliceOp>(loc, value, offsets, sizes, strides);
 }
 
 /// `value` [rows][depth], depth a multiple of `lanes`, as
@@ -143,14 +141,17 @@ Operation *buildDotProduct(RewriterBase &rewriter, linalg::LinalgOp op,
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   Type element = rhsType.getElementType();
   int64_t depth = rhsType.getDimSize(1), main = depth - depth % lanes;
-  Value lhsMain = main == depth ? lhs : sliceColumns(rewriter, loc, lhs, 0, main);
-  Value rhsMain = main == depth ? rhs : sliceColumns(rewriter, loc, rhs, 0, main);
+  Value lhsMain =
+      main == depth ? lhs : sliceColumns(rewriter, loc, lhs, 0, main);
+  Value rhsMain =
+      main == depth ? rhs : sliceColumns(rewriter, loc, rhs, 0, main);
   Value lhsLanes = splitLanes(rewriter, loc, lhsMain, lanes);
   Value rhsLanes = splitLanes(rewriter, loc, rhsMain, lanes);
 
   SmallVector<OpFoldResult> partialSizes = {
       tensor::getMixedSize(rewriter, loc, init, 0),
-      tensor::getMixedSize(rewriter, loc, init, 1), rewriter.getIndexAttr(lanes)};
+      tensor::getMixedSize(rewriter, loc, init, 1),
+      rewriter.getIndexAttr(lanes)};
   Value empty = rewriter.create<tensor::EmptyOp>(loc, partialSizes, element);
   Value zero = rewriter.create<arith::ConstantOp>(
       loc, element, rewriter.getZeroAttr(element));
@@ -160,20 +161,20 @@ Operation *buildDotProduct(RewriterBase &rewriter, linalg::LinalgOp op,
   // may contract into one FMA.
   AffineExpr m, n, k, l;
   bindDims(context, m, n, k, l);
-  auto contract = arith::FastMathFlagsAttr::get(
-      context, arith::FastMathFlags::contract);
+  auto contract =
+      arith::FastMathFlagsAttr::get(context, arith::FastMathFlags::contract);
   auto accumulate = rewriter.create<linalg::GenericOp>(
       loc, TypeRange{fill.getResult(0).getType()},
       ValueRange{lhsLanes, rhsLanes}, ValueRange{fill.getResult(0)},
       SmallVector<AffineMap>{AffineMap::get(4, 0, {m, k, l}, context),
                              AffineMap::get(4, 0, {n, k, l}, context),
                              AffineMap::get(4, 0, {m, n, l}, context)},
-      SmallVector<utils::IteratorType>{utils::IteratorType::parallel,
-                                       utils::IteratorType::parallel,
-                                       utils::IteratorType::reduction,
-                                       utils::IteratorType::parallel},
+      SmallVector<utils::IteratorType>{
+          utils::IteratorType::parallel, utils::IteratorType::parallel,
+          utils::IteratorType::reduction, utils::IteratorType::parallel},
       [&](OpBuilder &b, Location loc, ValueRange args) {
-        Value product = b.create<arith::MulFOp>(loc, args[0], args[1], contract);
+        Value product =
+            b.create<arith::MulFOp>(loc, args[0], args[1], contract);
         Value sum = b.create<arith::AddFOp>(loc, args[2], product, contract);
         b.create<linalg::YieldOp>(loc, sum);
       });
@@ -211,8 +212,7 @@ Operation *buildDotProduct(RewriterBase &rewriter, linalg::LinalgOp op,
 }
 
 /// The marked ops of the dot-product form under `roots`.
-SmallVector<Operation *> markedIn(ArrayRef<Operation *> roots,
-                                  StringRef mark) {
+SmallVector<Operation *> markedIn(ArrayRef<Operation *> roots, StringRef mark) {
   SmallVector<Operation *> found;
   for (Operation *root : roots)
     if (root)
@@ -822,8 +822,7 @@ branchOnRows(RewriterBase &rewriter, linalg::LinalgOp op, int64_t below) {
   if (!producer || !isa<linalg::LinalgOp>(producer) || !producer->hasOneUse())
     producer = nullptr;
   rewriter.setInsertionPoint(op);
-  Value rows =
-      rewriter.create<tensor::DimOp>(loc, op.getDpsInputs()[0], 0);
+  Value rows = rewriter.create<tensor::DimOp>(loc, op.getDpsInputs()[0], 0);
   Value limit = rewriter.create<arith::ConstantIndexOp>(loc, below);
   Value few = rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult,
                                              rows, limit);
@@ -837,8 +836,8 @@ branchOnRows(RewriterBase &rewriter, linalg::LinalgOp op, int64_t below) {
       b.create<scf::YieldOp>(loc, clones[which]->getResults());
     };
   };
-  auto branch = rewriter.create<scf::IfOp>(loc, few, cloneInto(0),
-                                           cloneInto(1));
+  auto branch =
+      rewriter.create<scf::IfOp>(loc, few, cloneInto(0), cloneInto(1));
   rewriter.replaceOp(op, branch.getResults());
   if (producer && producer->use_empty())
     rewriter.eraseOp(producer);
@@ -867,7 +866,10 @@ void applyMatmulConfig(RewriterBase &rewriter, linalg::LinalgOp op,
     return;
   if (getString(config, "unpacked_form") == "dot_product" &&
       isa<linalg::MatmulTransposeBOp>(op.getOperation()) &&
-      ShapedType::isDynamic(op.getStaticLoopRanges()[0])) {
+      ShapedType::isDynamic(op.getStaticLoopRanges()[0]) &&
+      llvm::all_of(op->getOperandTypes(), [](Type type) {
+        return getElementTypeOrSelf(type).isF32();
+      })) {
     auto [few, many] =
         branchOnRows(rewriter, op, getInt(config, "unpacked_below"));
     tiler.tileDotProduct(few, getInt(config, "dot_columns"),
