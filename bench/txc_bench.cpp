@@ -15,6 +15,7 @@
 #include "linear_64x256x256.h"
 #include "linear_dyn_1024x1024.h"
 #include "linear_dyn_256x256.h"
+#include "linear_t_dyn_1000x1280.h"
 #include "sgemm_1024.h"
 #include "sgemm_256.h"
 #include "sgemm_512.h"
@@ -125,6 +126,8 @@ void setBandwidth(benchmark::State &state, double bytesPerIteration) {
 struct Linear {
   int64_t b, k, n;
   bool bias;
+  /// W is [N][K] (the `linear` op, PyTorch's layout) instead of [K][N].
+  bool weightNByK = false;
 };
 
 double linearFlops(const Linear &s) { return 2.0 * s.b * s.k * s.n; }
@@ -137,7 +140,8 @@ void runTxcLinear(benchmark::State &state, TxcProgram program, Linear s,
   Buffer x(s.b * s.k), w(s.k * s.n), bias(s.n), y(s.b * s.n, 0);
   Buffer workspace((program.workspaceBytes + 3) / 4);
   std::vector<txc_tensor> in = {tensor(x.data, {s.b, s.k}),
-                                tensor(w.data, {s.k, s.n})};
+                                s.weightNByK ? tensor(w.data, {s.n, s.k})
+                                             : tensor(w.data, {s.k, s.n})};
   if (s.bias)
     in.push_back(tensor(bias.data, {s.n}));
   std::vector<txc_tensor> out = {tensor(y.data, {s.b, s.n})};
@@ -704,6 +708,13 @@ int main(int argc, char **argv) {
     add("linear_dyn_Bx1024x1024/B=" + std::to_string(b) + "/txc", runTxcLinear,
         TXC_PROGRAM(linear_dyn_1024x1024, LINEAR_DYN_1024X1024),
         Linear{b, 1024, 1024, true}, /*ownWorkspace=*/false);
+  // MobileNetV2's classifier: below 16 rows the unpacked dot-product form
+  // (memory bound at B = 1: the 5 MB weight read once), from 16 the packed.
+  for (int64_t b : {1, 8, 64})
+    add("linear_t_dyn_Bx1280x1000/B=" + std::to_string(b) + "/txc",
+        runTxcLinear,
+        TXC_PROGRAM(linear_t_dyn_1000x1280, LINEAR_T_DYN_1000X1280),
+        Linear{b, 1280, 1000, true, true}, /*ownWorkspace=*/false);
   add("call_overhead_linear_B1/txc", tinyLinearTxc);
   add("call_overhead_linear_B1/hand_c", tinyLinearHandC);
   add("eltwise_chain_16M/txc", chainTxc);

@@ -18,15 +18,16 @@ namespace {
 /// AVX2 (Zen 3) and kept for the other targets.
 constexpr TargetTuning kTuningTable[] = {
     // name, bits, registers, MR, NR vectors, NC, KC, small weight,
-    // pack rows, elementwise vectors, max vector elements, conv filter
-    // tile, conv column vectors, conv row tile (channels, columns,
-    // elements), flat conv max filters and channel block, depthwise taps
-    {"sse-neon", 128, 0, 6, 2, 128, 1024, 256, 16, 4, 4096, 4, 2, 8, 16, 256, 64, 64, 25},
-    {"neon-32", 128, 32, 8, 2, 128, 1024, 256, 16, 4, 4096, 4, 2, 8, 16, 256, 64, 64, 25},
-    {"avx2", 256, 0, 6, 2, 128, 1024, 256, 16, 4, 4096, 4, 2, 8, 16, 256, 64, 64, 25},
-    {"avx2-32", 256, 32, 8, 2, 128, 1024, 256, 16, 4, 4096, 4, 2, 8, 16, 256, 64, 64, 25},
-    {"avx512-16", 512, 0, 6, 2, 128, 1024, 256, 16, 4, 4096, 4, 2, 8, 16, 256, 64, 64, 25},
-    {"avx512", 512, 32, 8, 2, 128, 1024, 256, 16, 4, 4096, 4, 2, 8, 16, 256, 64, 64, 25},
+    // pack rows, dot-product columns, elementwise vectors, max vector
+    // elements, conv filter tile, conv column vectors, conv row tile
+    // (channels, columns, elements), flat conv max filters and channel
+    // block, depthwise taps
+    {"sse-neon", 128, 0, 6, 2, 128, 1024, 256, 16, 4, 4, 4096, 4, 2, 8, 16, 256, 64, 64, 25},
+    {"neon-32", 128, 32, 8, 2, 128, 1024, 256, 16, 4, 4, 4096, 4, 2, 8, 16, 256, 64, 64, 25},
+    {"avx2", 256, 0, 6, 2, 128, 1024, 256, 16, 4, 4, 4096, 4, 2, 8, 16, 256, 64, 64, 25},
+    {"avx2-32", 256, 32, 8, 2, 128, 1024, 256, 16, 4, 4, 4096, 4, 2, 8, 16, 256, 64, 64, 25},
+    {"avx512-16", 512, 0, 6, 2, 128, 1024, 256, 16, 4, 4, 4096, 4, 2, 8, 16, 256, 64, 64, 25},
+    {"avx512", 512, 32, 8, 2, 128, 1024, 256, 16, 4, 4, 4096, 4, 2, 8, 16, 256, 64, 64, 25},
 };
 
 } // namespace

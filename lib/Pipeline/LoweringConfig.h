@@ -20,7 +20,14 @@
 //                      = [1] on a batch_matmul (not "small"): one batch at a
 //                      time, an outer parallel loop, each batch a plain
 //                      matmul under the rest of the config ("fused_epilogue"
-//                      then also for a symbolic or ragged N).
+//                      then also for a symbolic or ragged N);
+//                      unpacked_form = "dot_product" with unpacked_below,
+//                      dot_columns, dot_lanes (form "tiled", symbolic rows,
+//                      a static B stored [N][K]): when the rows are fewer
+//                      than unpacked_below, a branch chosen once per call
+//                      computes dot_columns outputs at a time as
+//                      dot_lanes-wide FMA accumulations along K, without
+//                      packing B.
 //   "matmul_epilogue"  on the elementwise op that a "fused_epilogue" or
 //                      "small" matmul takes into its tiles.
 //   "convolution"      form = "one_matmul" (per_image, matmul = the config
@@ -78,6 +85,10 @@ struct TargetTuning {
   int64_t smallWeight;
   /// B panels are packed only for at least this many rows of A.
   int64_t packMinRows;
+  /// Output columns per step of the unpacked "dot_product" form (a
+  /// matmul_transpose_b with fewer rows than packMinRows): one accumulator
+  /// vector each, all reading the same vector of A.
+  int64_t dotColumns;
   /// Vectors per step of an elementwise loop with a short body.
   int64_t elementwiseVectors;
   /// Largest static iteration space vectorized as a whole.

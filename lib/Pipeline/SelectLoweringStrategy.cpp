@@ -101,7 +101,10 @@ private:
   void selectMatmul(linalg::LinalgOp op);
   DictionaryAttr matmulConfig(ArrayRef<int64_t> ranges, bool batched,
                               unsigned bits, linalg::LinalgOp epilogue,
-                              bool &fusesEpilogue);
+                              bool &fusesEpilogue, bool transposedB = false);
+  void addUnpackedForm(SmallVectorImpl<NamedAttribute> &fields,
+                       ArrayRef<int64_t> ranges, unsigned bits,
+                       bool transposedB);
   void selectConvolution(linalg::Conv2DNchwFchwOp op);
   DictionaryAttr convolutionConfig(linalg::Conv2DNchwFchwOp op);
   DictionaryAttr convolutionAsMatmulsConfig(linalg::Conv2DNchwFchwOp op);
@@ -147,7 +150,8 @@ private:
 DictionaryAttr StrategySelector::matmulConfig(ArrayRef<int64_t> ranges,
                                               bool batched, unsigned bits,
                                               linalg::LinalgOp epilogue,
-                                              bool &fusesEpilogue) {
+                                              bool &fusesEpilogue,
+                                              bool transposedB) {
   unsigned m = batched ? 1 : 0, n = m + 1, k = m + 2;
   int64_t mr = tuning.matmulRows;
   int64_t nr = tuning.matmulColumnVectors * tuning.lanes(bits);
@@ -193,7 +197,31 @@ DictionaryAttr StrategySelector::matmulConfig(ArrayRef<int64_t> ranges,
   bool bigK = ShapedType::isDynamic(depth) || depth > tuning.cacheDepth;
   fields.push_back(array("cache_tile", {bigN ? tuning.cacheColumns : 0,
                                         bigK ? tuning.cacheDepth : 0}));
+  if (!batched)
+    addUnpackedForm(fields, ranges, bits, transposedB);
   return config("matmul", "tiled", fields);
+}
+
+/// A "tiled" matmul with symbolic rows packs its B panels on every call,
+/// however few the rows: at batch 1 a linear layer reads its weight, writes
+/// it packed to the workspace and reads it again, for one row of output.
+/// With a static weight stored with its rows along K (matmul_transpose_b:
+/// linear; f32, whose partial sums need no wider type), the config adds a form without packing, chosen at run time,
+/// once per call, when the rows are fewer than pack_min_rows
+/// (unpacked_below): "dot_product", dot_columns output columns at a time,
+/// each a dot_lanes-wide FMA accumulation along K reduced at the end.
+void StrategySelector::addUnpackedForm(SmallVectorImpl<NamedAttribute> &fields,
+                                       ArrayRef<int64_t> ranges, unsigned bits,
+                                       bool transposedB) {
+  int64_t lanes = tuning.lanes(bits);
+  if (!transposedB || !ShapedType::isDynamic(ranges[0]) ||
+      anyDynamic(ranges.drop_front()) || ranges[2] < lanes)
+    return;
+  fields.push_back(
+      b.getNamedAttr("unpacked_form", b.getStringAttr("dot_product")));
+  fields.push_back(integer("unpacked_below", tuning.packMinRows));
+  fields.push_back(integer("dot_columns", tuning.dotColumns));
+  fields.push_back(integer("dot_lanes", lanes));
 }
 
 void StrategySelector::selectMatmul(linalg::LinalgOp op) {
@@ -204,7 +232,9 @@ void StrategySelector::selectMatmul(linalg::LinalgOp op) {
   bool fusesEpilogue;
   op->setAttr(kLoweringConfig,
               matmulConfig(op.getStaticLoopRanges(), batched,
-                           resultElementBits(op), epilogue, fusesEpilogue));
+                           resultElementBits(op), epilogue, fusesEpilogue,
+                           isa<linalg::MatmulTransposeBOp>(op) &&
+                               allF32(op)));
   tiledAway.insert(op);
   if (!fusesEpilogue)
     return;

@@ -7,7 +7,9 @@
 // txc's plain loop. They pay off only when the output does not stay in the
 // cache anyway (a consumer reading it next would have hit in L2/L3), so they
 // are used only for the kernel's own outputs, which the caller reads after
-// the call, and only above a size; and x86 needs them aligned to the vector
+// the call (not when the kernel itself reads them after the loop: a bias
+// broadcast into the output that a matmul then accumulates into), and only
+// above a size; and x86 needs them aligned to the vector
 // size, which the ABI does not promise (data is element-aligned).
 //
 // txc-stream-output-stores therefore versions each top-level loop of a
@@ -43,6 +45,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/Pass.h"
 
 #include "llvm/ADT/MapVector.h"
@@ -171,6 +175,32 @@ bool onlyStoresInto(Operation *loop, Value output) {
   });
 }
 
+/// Whether an op after `loop` in its block reads `output` (through a view
+/// of it, too): a linear layer's bias broadcast into its output, which the
+/// matmul after it then accumulates into. Streamed, every line the matmul
+/// reads would come back from memory instead of the cache.
+bool isReadAfter(Operation *loop, Value output) {
+  SmallVector<Value> aliases = {output};
+  while (!aliases.empty()) {
+    Value alias = aliases.pop_back_val();
+    for (Operation *user : alias.getUsers()) {
+      if (isa<ViewLikeOpInterface>(user)) {
+        llvm::append_range(aliases, user->getResults());
+        continue;
+      }
+      // Stores (a masked remainder's too) and size queries do not read; an
+      // op that does not say what it does (a call) may.
+      if (isa<MemoryEffectOpInterface>(user) &&
+          !hasEffect<MemoryEffects::Read>(user, alias))
+        continue;
+      Operation *top = loop->getBlock()->findAncestorOpInBlock(*user);
+      if (top && top != loop && loop->isBeforeInBlock(top))
+        return true;
+    }
+  }
+  return false;
+}
+
 /// Whether an output of static shape is too small to stream.
 bool isStaticallySmall(Value output, int64_t minBytes) {
   auto type = cast<MemRefType>(output.getType());
@@ -268,7 +298,8 @@ private:
     SmallVector<vector::StoreOp> stores;
     SmallVector<Value> streamed;
     for (auto &[output, outputStores] : storesByOutput) {
-      if (isStaticallySmall(output, minBytes) || !onlyStoresInto(loop, output))
+      if (isStaticallySmall(output, minBytes) ||
+          !onlyStoresInto(loop, output) || isReadAfter(loop, output))
         continue;
       streamed.push_back(output);
       llvm::append_range(stores, outputStores);

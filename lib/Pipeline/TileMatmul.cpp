@@ -13,6 +13,13 @@
 //    with the matmul's epilogue (if any) fused into the row loop.
 //  * form "fused_epilogue": the elementwise op marked "matmul_epilogue" is
 //    the root of the tiling and the matmul is fused into its tiles.
+//  * unpacked_form "dot_product" (a "tiled" matmul_transpose_b with
+//    symbolic rows and a static B [N][K]): one branch per call on the row
+//    count; below unpacked_below the branch computes dot_columns outputs
+//    at a time, rows innermost so that the columns' weights stay in L1,
+//    each output a dot_lanes-wide FMA accumulation along K reduced once at
+//    the end (the last K % lanes terms added after it), without packing
+//    B; the other branch is the form above.
 //  * batch_tile (a batch_matmul): the batch loop first, outermost and
 //    parallel, then each batch without its batch dimension as a plain
 //    matmul (and epilogue) under the form above: attention's Q K^T and
@@ -29,6 +36,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 
@@ -83,6 +91,138 @@ struct PackedPanel {
   }
 };
 
+/// Marks the ops of the dot-product form, so that tiling fuses them (and
+/// only them: not the producer of A, which would be recomputed per tile)
+/// and finds them again in the tiles.
+constexpr StringLiteral kDotPart = "txc.dot_part";
+/// Marks the accumulation along K among them.
+constexpr StringLiteral kDotAccumulation = "txc.dot_accumulation";
+/// Marks the root of their tiling.
+constexpr StringLiteral kDotRoot = "txc.dot_root";
+
+/// `value` [rows][cols] sliced to the columns [from, from + count).
+Value sliceColumns(OpBuilder &b, Location loc, Value value, int64_t from,
+                   int64_t count) {
+  SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(from)};
+  SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, value, 0),
+                                     b.getIndexAttr(count)};
+  SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+  return b.create<tensor::ExtractSliceOp>(loc, value, offsets, sizes, strides);
+}
+
+/// `value` [rows][depth], depth a multiple of `lanes`, as
+/// [rows][depth / lanes][lanes].
+Value splitLanes(OpBuilder &b, Location loc, Value value, int64_t lanes) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t rows = type.getDimSize(0), depth = type.getDimSize(1);
+  auto expanded = RankedTensorType::get({rows, depth / lanes, lanes},
+                                        type.getElementType());
+  SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, value, 0),
+                                     b.getIndexAttr(depth / lanes),
+                                     b.getIndexAttr(lanes)};
+  return b.create<tensor::ExpandShapeOp>(
+      loc, expanded, value, SmallVector<ReassociationIndices>{{0}, {1, 2}},
+      sizes);
+}
+
+/// The dot-product form of `op`, a matmul_transpose_b of static B [N][K],
+/// K >= lanes, as ops on whole tensors marked kDotPart: partial sums
+/// [M][N][lanes] accumulated along K / lanes steps (lane l sums the terms
+/// k = l mod lanes), reduced in lane order into the init, then the last
+/// K % lanes terms as a matmul_transpose_b. Returns the last of them, the
+/// root of the tiling.
+Operation *buildDotProduct(RewriterBase &rewriter, linalg::LinalgOp op,
+                           int64_t lanes) {
+  Location loc = op->getLoc();
+  MLIRContext *context = rewriter.getContext();
+  rewriter.setInsertionPoint(op);
+  Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1];
+  Value init = op.getDpsInits()[0];
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  Type element = rhsType.getElementType();
+  int64_t depth = rhsType.getDimSize(1), main = depth - depth % lanes;
+  Value lhsMain =
+      main == depth ? lhs : sliceColumns(rewriter, loc, lhs, 0, main);
+  Value rhsMain =
+      main == depth ? rhs : sliceColumns(rewriter, loc, rhs, 0, main);
+  Value lhsLanes = splitLanes(rewriter, loc, lhsMain, lanes);
+  Value rhsLanes = splitLanes(rewriter, loc, rhsMain, lanes);
+
+  SmallVector<OpFoldResult> partialSizes = {
+      tensor::getMixedSize(rewriter, loc, init, 0),
+      tensor::getMixedSize(rewriter, loc, init, 1),
+      rewriter.getIndexAttr(lanes)};
+  Value empty = rewriter.create<tensor::EmptyOp>(loc, partialSizes, element);
+  Value zero = rewriter.create<arith::ConstantOp>(
+      loc, element, rewriter.getZeroAttr(element));
+  auto fill = rewriter.create<linalg::FillOp>(loc, zero, empty);
+
+  // partial[m][n][l] += lhs[m][k][l] * rhs[n][k][l]; the multiply and add
+  // may contract into one FMA.
+  AffineExpr m, n, k, l;
+  bindDims(context, m, n, k, l);
+  auto contract =
+      arith::FastMathFlagsAttr::get(context, arith::FastMathFlags::contract);
+  auto accumulate = rewriter.create<linalg::GenericOp>(
+      loc, TypeRange{fill.getResult(0).getType()},
+      ValueRange{lhsLanes, rhsLanes}, ValueRange{fill.getResult(0)},
+      SmallVector<AffineMap>{AffineMap::get(4, 0, {m, k, l}, context),
+                             AffineMap::get(4, 0, {n, k, l}, context),
+                             AffineMap::get(4, 0, {m, n, l}, context)},
+      SmallVector<utils::IteratorType>{
+          utils::IteratorType::parallel, utils::IteratorType::parallel,
+          utils::IteratorType::reduction, utils::IteratorType::parallel},
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value product =
+            b.create<arith::MulFOp>(loc, args[0], args[1], contract);
+        Value sum = b.create<arith::AddFOp>(loc, args[2], product, contract);
+        b.create<linalg::YieldOp>(loc, sum);
+      });
+
+  // out[m][n] = init[m][n] + partial[m][n][0] + ... + partial[m][n][lanes-1].
+  bindDims(context, m, n, l);
+  auto reduce = rewriter.create<linalg::GenericOp>(
+      loc, TypeRange{init.getType()}, ValueRange{accumulate.getResult(0)},
+      ValueRange{init},
+      SmallVector<AffineMap>{AffineMap::get(3, 0, {m, n, l}, context),
+                             AffineMap::get(3, 0, {m, n}, context)},
+      SmallVector<utils::IteratorType>{utils::IteratorType::parallel,
+                                       utils::IteratorType::parallel,
+                                       utils::IteratorType::reduction},
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        b.create<linalg::YieldOp>(
+            loc, b.create<arith::AddFOp>(loc, args[1], args[0]).getResult());
+      });
+  SmallVector<Operation *> parts = {fill, accumulate, reduce};
+  Operation *root = reduce;
+  if (main != depth) {
+    root = rewriter.create<linalg::MatmulTransposeBOp>(
+        loc, TypeRange{init.getType()},
+        ValueRange{sliceColumns(rewriter, loc, lhs, main, depth - main),
+                   sliceColumns(rewriter, loc, rhs, main, depth - main)},
+        ValueRange{reduce.getResult(0)});
+    parts.push_back(root);
+  }
+  for (Operation *part : parts)
+    part->setAttr(kDotPart, rewriter.getUnitAttr());
+  accumulate->setAttr(kDotAccumulation, rewriter.getUnitAttr());
+  root->setAttr(kDotRoot, rewriter.getUnitAttr());
+  rewriter.replaceOp(op, root->getResults());
+  return root;
+}
+
+/// The marked ops of the dot-product form under `roots`.
+SmallVector<Operation *> markedIn(ArrayRef<Operation *> roots, StringRef mark) {
+  SmallVector<Operation *> found;
+  for (Operation *root : roots)
+    if (root)
+      root->walk([&](Operation *op) {
+        if (op->hasAttr(mark))
+          found.push_back(op);
+      });
+  return found;
+}
+
 /// Applies one matmul config.
 class MatmulTiler {
 public:
@@ -103,6 +243,8 @@ public:
   bool tileSmallMatmul(linalg::LinalgOp op, ArrayRef<int64_t> rows,
                        linalg::LinalgOp epilogue);
   bool tileMatmulWithEpilogue(linalg::LinalgOp epilogue);
+  void tileDotProduct(linalg::LinalgOp op, int64_t columns, int64_t lanes);
+  void accumulateInRegisters(Operation *accumulation);
 
 private:
   SmallVector<Operation *> cachePanels(linalg::LinalgOp op);
@@ -420,6 +562,67 @@ void MatmulTiler::tileUnpackedStrips(LoopLikeOpInterface stripLoop) {
   }
 }
 
+/// The K loop of an accumulation of the dot-product form, one step of
+/// `lanes` terms per iteration; the step's unit K dimension is dropped, so
+/// that it vectorizes as elementwise FMAs on the partial sums (with the
+/// unit reduction it would be a vector.contract that LowerVectors can
+/// only unroll to scalars).
+void MatmulTiler::accumulateInRegisters(Operation *accumulation) {
+  FailureOr<scf::SCFTilingResult> steps =
+      tile(rewriter, accumulation, {0, 0, 1, 0});
+  if (failed(steps) || steps->tiledOps.empty())
+    return;
+  auto step = dyn_cast<linalg::GenericOp>(steps->tiledOps.front());
+  if (!step)
+    return;
+  rewriter.setInsertionPoint(step);
+  linalg::ControlDropUnitDims options;
+  options.rankReductionStrategy =
+      linalg::ControlDropUnitDims::RankReductionStrategy::ExtractInsertSlice;
+  options.controlFn = [](Operation *) { return SmallVector<unsigned>{2}; };
+  (void)linalg::dropUnitDims(rewriter, step, options);
+}
+
+/// Tiles the dot-product form of `op` (buildDotProduct): `columns` outputs
+/// at a time (the last, narrower tile peeled), then rows one at a time
+/// inside, so that the columns' weights, columns * K elements, are read
+/// from memory once and from L1 for the other rows; the K loop innermost,
+/// its partial sums in registers. The init's producer (the broadcast bias)
+/// is fused into the tiles: no separate pass over the output.
+void MatmulTiler::tileDotProduct(linalg::LinalgOp op, int64_t columns,
+                                 int64_t lanes) {
+  Operation *init = op.getDpsInitOperand(0)->get().getDefiningOp();
+  if (init && isa<linalg::LinalgOp>(init) && init->hasOneUse()) {
+    init->setAttr(kDotPart, rewriter.getUnitAttr());
+    clearLoweringConfigs(init);
+  }
+  Operation *root = buildDotProduct(rewriter, op, lanes);
+  auto fuseMarked = [](Operation *producer) {
+    return producer->hasAttr(kDotPart);
+  };
+  FailureOr<scf::SCFTileAndFuseResult> panels =
+      tileAndFuse(rewriter, root, {0, columns, 0}, fuseMarked);
+  if (failed(panels))
+    return;
+  Operation *region = panels->loops.front()->getParentOp();
+  (void)peel(rewriter, panels->loops.front());
+  // Peeling makes the tiles' widths static, but their types say so only
+  // after canonicalization, which also erases the untiled parts (and may
+  // fold the remainder's loop of one iteration away: the panels' roots are
+  // found again by their mark).
+  canonicalize(region);
+  for (Operation *panel : markedIn({region}, kDotRoot)) {
+    panel->removeAttr(kDotRoot);
+    FailureOr<scf::SCFTileAndFuseResult> rows =
+        tileAndFuse(rewriter, panel, {1, 0, 0}, fuseMarked);
+    if (failed(rows))
+      continue;
+    for (Operation *accumulation :
+         markedIn({rows->loops.front().getOperation()}, kDotAccumulation))
+      accumulateInRegisters(accumulation);
+  }
+}
+
 /// Cache tiles: B is cut into KC x NC panels, each packed into strips of
 /// NR columns (packRightHandSide); a strip (KC x NR, 64 KiB of f32) stays
 /// in L2 while all rows of A pass over it. The panel loop over N is peeled
@@ -611,6 +814,41 @@ linalg::LinalgOp takeEpilogue(linalg::LinalgOp matmul) {
   return cast<linalg::LinalgOp>(user);
 }
 
+/// Splits `op`, a matmul with symbolic rows, into one branch per call on
+/// its row count: rows < `below` runs the clone that the first result
+/// returns, the others the second. The init's producer (a broadcast bias or
+/// a zero fill, read by `op` only) is cloned into both branches, so that
+/// each branch computes it its own way.
+std::pair<linalg::LinalgOp, linalg::LinalgOp>
+branchOnRows(RewriterBase &rewriter, linalg::LinalgOp op, int64_t below) {
+  Location loc = op->getLoc();
+  Value init = op.getDpsInits()[0];
+  Operation *producer = init.getDefiningOp();
+  if (!producer || !isa<linalg::LinalgOp>(producer) || !producer->hasOneUse())
+    producer = nullptr;
+  rewriter.setInsertionPoint(op);
+  Value rows = rewriter.create<tensor::DimOp>(loc, op.getDpsInputs()[0], 0);
+  Value limit = rewriter.create<arith::ConstantIndexOp>(loc, below);
+  Value few = rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult,
+                                             rows, limit);
+  linalg::LinalgOp clones[2];
+  auto cloneInto = [&](unsigned which) {
+    return [&, which](OpBuilder &b, Location loc) {
+      IRMapping mapping;
+      if (producer)
+        b.clone(*producer, mapping);
+      clones[which] = cast<linalg::LinalgOp>(b.clone(*op, mapping));
+      b.create<scf::YieldOp>(loc, clones[which]->getResults());
+    };
+  };
+  auto branch =
+      rewriter.create<scf::IfOp>(loc, few, cloneInto(0), cloneInto(1));
+  rewriter.replaceOp(op, branch.getResults());
+  if (producer && producer->use_empty())
+    rewriter.eraseOp(producer);
+  return {clones[0], clones[1]};
+}
+
 } // namespace
 
 void applyMatmulConfig(RewriterBase &rewriter, linalg::LinalgOp op,
@@ -631,6 +869,18 @@ void applyMatmulConfig(RewriterBase &rewriter, linalg::LinalgOp op,
   if (form == "fused_epilogue" && epilogue &&
       tiler.tileMatmulWithEpilogue(epilogue))
     return;
+  if (getString(config, "unpacked_form") == "dot_product" &&
+      isa<linalg::MatmulTransposeBOp>(op.getOperation()) &&
+      ShapedType::isDynamic(op.getStaticLoopRanges()[0]) &&
+      llvm::all_of(op->getOperandTypes(), [](Type type) {
+        return getElementTypeOrSelf(type).isF32();
+      })) {
+    auto [few, many] =
+        branchOnRows(rewriter, op, getInt(config, "unpacked_below"));
+    tiler.tileDotProduct(few, getInt(config, "dot_columns"),
+                         getInt(config, "dot_lanes"));
+    op = many;
+  }
   tiler.tileMatmul(op);
 }
 
@@ -648,7 +898,10 @@ public:
     });
     for (auto [op, config] : matmuls)
       applyMatmulConfig(rewriter, op, config);
-    function.walk([](Operation *op) { op->removeAttr(kEpilogue); });
+    function.walk([](Operation *op) {
+      for (StringRef mark : {kEpilogue, kDotPart, kDotAccumulation, kDotRoot})
+        op->removeAttr(mark);
+    });
   }
 };
 

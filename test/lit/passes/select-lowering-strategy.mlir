@@ -243,3 +243,41 @@ func.func @elementwise(%x: tensor<?x3x37xf32>, %out: tensor<?x3x37xf32>,
   } -> tensor<1x5xi8>
   return %r, %small : tensor<?x3x37xf32>, tensor<1x5xi8>
 }
+
+// -----
+
+// A linear layer (matmul_transpose_b) with symbolic rows and a static
+// weight [N][K]: besides the packed form, the config records the form
+// without packing that runs below pack_min_rows rows, 4 columns at a time
+// as FMA accumulations of one vector of lanes (8 with AVX2, 4 with SSE, 16
+// with AVX-512). Not for a plain matmul (B [K][N]), static rows or a
+// symbolic K.
+// CHECK-LABEL: func.func @linear_rows
+// AVX2:          linalg.matmul_transpose_b {{.*}}txc.lowering_config = {cache_tile = array<i64: 128, 1024>, dot_columns = 4 : i64, dot_lanes = 8 : i64, form = "tiled", pack_min_rows = 16 : i64, register_tile = array<i64: 6, 16>, strategy = "matmul", unpacked_below = 16 : i64, unpacked_form = "dot_product"}
+// SSE:           linalg.matmul_transpose_b {{.*}}dot_columns = 4 : i64, dot_lanes = 4 : i64, {{.*}}unpacked_below = 16 : i64, unpacked_form = "dot_product"}
+// AVX512:        linalg.matmul_transpose_b {{.*}}dot_lanes = 16 : i64, {{.*}}unpacked_form = "dot_product"}
+// CHECK:         linalg.matmul_transpose_b
+// CHECK-NOT:       unpacked_form
+// CHECK-SAME:      strategy = "matmul"
+// CHECK:         linalg.matmul
+// CHECK-NOT:       unpacked_form
+// CHECK-SAME:      strategy = "matmul"
+// CHECK:         linalg.matmul_transpose_b
+// CHECK-NOT:       unpacked_form
+// CHECK-SAME:      strategy = "matmul"
+func.func @linear_rows(%x: tensor<?x1280xf32>, %w: tensor<1000x1280xf32>,
+                       %acc: tensor<?x1000xf32>, %x8: tensor<8x1280xf32>,
+                       %acc8: tensor<8x1000xf32>, %wt: tensor<1280x1000xf32>,
+                       %xk: tensor<?x?xf32>, %wk: tensor<1000x?xf32>)
+    -> (tensor<?x1000xf32>, tensor<8x1000xf32>, tensor<?x1000xf32>,
+        tensor<?x1000xf32>) {
+  %y = linalg.matmul_transpose_b ins(%x, %w : tensor<?x1280xf32>, tensor<1000x1280xf32>)
+      outs(%acc : tensor<?x1000xf32>) -> tensor<?x1000xf32>
+  %y8 = linalg.matmul_transpose_b ins(%x8, %w : tensor<8x1280xf32>, tensor<1000x1280xf32>)
+      outs(%acc8 : tensor<8x1000xf32>) -> tensor<8x1000xf32>
+  %yt = linalg.matmul ins(%x, %wt : tensor<?x1280xf32>, tensor<1280x1000xf32>)
+      outs(%acc : tensor<?x1000xf32>) -> tensor<?x1000xf32>
+  %yk = linalg.matmul_transpose_b ins(%xk, %wk : tensor<?x?xf32>, tensor<1000x?xf32>)
+      outs(%acc : tensor<?x1000xf32>) -> tensor<?x1000xf32>
+  return %y, %y8, %yt, %yk : tensor<?x1000xf32>, tensor<8x1000xf32>, tensor<?x1000xf32>, tensor<?x1000xf32>
+}

@@ -187,3 +187,34 @@ func.func @kernel(%n: index, %out: memref<?xf32>, %ws: memref<?xi8>) {
   call @region_of_temporary(%view, %n) : (memref<?xf32>, index) -> ()
   return
 }
+
+// -----
+
+// A bias broadcast into the output that a matmul then accumulates into
+// (a linear layer's packed path): the matmul reads the output back, through
+// a view too, so the broadcast's stores stay cached, not non-temporal.
+// CHECK-LABEL: func.func @read_after(
+// CHECK-NOT:     nontemporal
+// CHECK-NOT:     llvm.fence
+// CHECK:         return
+func.func @read_after(%n: index, %bias: memref<1024xf32>,
+                      %out: memref<?x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c1024 = arith.constant 1024 : index
+  scf.for %i = %c0 to %n step %c1 {
+    scf.for %j = %c0 to %c1024 step %c8 {
+      %v = vector.load %bias[%j] : memref<1024xf32>, vector<8xf32>
+      vector.store %v, %out[%i, %j] : memref<?x1024xf32>, vector<8xf32>
+    }
+  }
+  %view = memref.subview %out[0, 0] [%n, 16] [1, 1]
+      : memref<?x1024xf32> to memref<?x16xf32, strided<[1024, 1]>>
+  scf.for %i = %c0 to %n step %c1 {
+    %acc = vector.load %view[%i, %c0] : memref<?x16xf32, strided<[1024, 1]>>, vector<8xf32>
+    %sum = arith.addf %acc, %acc : vector<8xf32>
+    vector.store %sum, %view[%i, %c0] : memref<?x16xf32, strided<[1024, 1]>>, vector<8xf32>
+  }
+  return
+}

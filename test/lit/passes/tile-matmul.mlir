@@ -164,3 +164,42 @@ func.func @no_config(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>,
                      outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
   return %m : tensor<64x64xf32>
 }
+
+// -----
+
+// unpacked_form "dot_product": one branch per call on the rows. Below 16
+// rows, 4 output columns at a time (the 37th alone, peeled), rows inside,
+// each output 8 partial sums accumulated along K in steps of 8 (elementwise,
+// no unit reduction left), reduced once into the broadcast bias (fused into
+// the tile), then the K % 8 = 4 last terms. From 16 rows the packed form,
+// the bias broadcast in its own branch.
+// CHECK-LABEL: func.func @dot_product
+// CHECK:         %[[FEW:.*]] = arith.cmpi ult, %{{.*}}, %c16
+// CHECK:         scf.if %[[FEW]]
+// CHECK:           scf.for {{.*}} to %c36 step %c4
+// CHECK:             scf.for
+// CHECK:               linalg.fill {{.*}} -> tensor<1x4x8xf32>
+// CHECK:               scf.for {{.*}} to %c2 step %c1
+// CHECK:                 linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]{{.*}}ins({{.*}} : tensor<1x8xf32>, tensor<4x8xf32>) outs({{.*}} : tensor<1x4x8xf32>)
+// CHECK:               linalg.broadcast {{.*}} outs({{.*}} : tensor<1x4xf32>)
+// CHECK:               linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}}ins({{.*}} : tensor<1x4x8xf32>) outs({{.*}} : tensor<1x4xf32>)
+// CHECK:               linalg.matmul_transpose_b ins({{.*}} : tensor<1x4xf32>, tensor<4x4xf32>) outs({{.*}} : tensor<1x4xf32>)
+// CHECK:           scf.for
+// CHECK:             linalg.generic {{.*}}ins({{.*}} : tensor<1x8xf32>, tensor<1x8xf32>) outs({{.*}} : tensor<1x1x8xf32>)
+// CHECK:             linalg.matmul_transpose_b ins({{.*}} : tensor<1x4xf32>, tensor<1x4xf32>) outs({{.*}} : tensor<1x1xf32>)
+// CHECK:         } else {
+// CHECK:           linalg.broadcast
+// CHECK:           linalg.matmul_transpose_b ins({{.*}} : tensor<4x1xf32>, tensor<8x1xf32>) outs({{.*}} : tensor<4x8xf32>)
+// CHECK-NOT:     txc.dot
+// CHECK-NOT:     txc.lowering_config
+func.func @dot_product(%x: tensor<?x20xf32>, %w: tensor<37x20xf32>,
+                       %bias: tensor<37xf32>) -> tensor<?x37xf32> {
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %x, %c0 : tensor<?x20xf32>
+  %e = tensor.empty(%rows) : tensor<?x37xf32>
+  %init = linalg.broadcast ins(%bias : tensor<37xf32>) outs(%e : tensor<?x37xf32>) dimensions = [0]
+  %m = linalg.matmul_transpose_b {txc.lowering_config = {strategy = "matmul", form = "tiled", register_tile = array<i64: 4, 8>, cache_tile = array<i64: 0, 0>, pack_min_rows = 16 : i64, unpacked_form = "dot_product", unpacked_below = 16 : i64, dot_columns = 4 : i64, dot_lanes = 8 : i64}}
+      ins(%x, %w : tensor<?x20xf32>, tensor<37x20xf32>)
+      outs(%init : tensor<?x37xf32>) -> tensor<?x37xf32>
+  return %m : tensor<?x37xf32>
+}
