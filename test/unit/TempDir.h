@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 namespace txc::test {
@@ -21,7 +22,13 @@ public:
     std::error_code ec = llvm::sys::fs::createUniqueDirectory(prefix, path);
     EXPECT_FALSE(ec) << ec.message();
   }
-  ~TempDir() { llvm::sys::fs::remove_directories(path); }
+  // std::filesystem rather than llvm::sys::fs::remove_directories: LLVM's
+  // leaves the directory behind when it holds a FIFO (the output tests
+  // make some), and every unit-test run then left directories in /tmp.
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(std::string(path), ec);
+  }
   std::string file(llvm::StringRef name) const {
     llvm::SmallString<256> result(path);
     llvm::sys::path::append(result, name);
