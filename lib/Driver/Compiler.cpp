@@ -269,11 +269,13 @@ static bool isCPULevelRegion(const llvm::Function &function,
 
 /// The roots of the LLVM partitions (optimizeInPartitions): the region
 /// functions (`<prefix>_region<k>`), the entry points' out-of-line, cold
-/// guard reporting functions, and the entry points. None of them is
-/// inlined into another (the first two are noinline; the one entry point
-/// that calls another, the forwarder without a workspace, keeps its tail
-/// call in a module optimized whole too), so splitting them inlines
-/// nothing less; the kernel goes with the first entry point that calls it.
+/// functions (the guard interpreter `<p>_run.guards`, the slow copies
+/// `<p>_run.slow` their fast paths tail-call), and the entry points. None
+/// of them is inlined into another (the first two are noinline; the one
+/// entry point that calls another, the forwarder without a workspace,
+/// keeps its tail call in a module optimized whole too), so splitting them
+/// inlines nothing less; the kernel goes with the first entry point that
+/// calls it (a slow copy comes after its entry point).
 static std::vector<std::string>
 partitionRoots(const llvm::Module &module, const CheckedProgram &checked) {
   std::vector<std::string> names;

@@ -213,9 +213,13 @@ private:
   void emitAliasGuard(IRBuilder<> &b, GuardSink &sink, const Guard &g,
                       Value *inputs, Value *outputs, CallState &state);
   /// [start, end) of `bytes` and [otherStart, +otherBytes) share a byte
-  /// (empty ranges overlap nothing).
+  /// (empty ranges overlap nothing). With `superset`, the answer may also
+  /// be true where they do not (see mayOverlap).
   Value *overlaps(IRBuilder<> &b, Value *start, Value *end, Value *bytes,
-                  Value *otherStart, Value *otherBytes) {
+                  Value *otherStart, Value *otherBytes, bool superset) {
+    if (superset && positiveBytes.count(bytes) &&
+        positiveBytes.count(otherBytes))
+      return mayOverlap(b, start, bytes, otherStart, otherBytes);
     Value *otherEnd = b.CreateAdd(otherStart, otherBytes);
     Value *overlap = b.CreateAnd(b.CreateICmpULT(start, otherEnd),
                                  b.CreateICmpULT(otherStart, end));
@@ -225,6 +229,34 @@ private:
       if (!positiveBytes.count(size))
         overlap = b.CreateAnd(b.CreateICmpSGT(size, c64(0)), overlap);
     return overlap;
+  }
+  /// One compare instead of two for the fast path, when both sizes are
+  /// positive: with a = start, b = otherStart, m = bytes, n = otherBytes
+  /// (1 <= m, n <= 2^48, the verifier's bound) and arithmetic mod 2^64,
+  ///   T:  a - b + (m - 1)  <u  m + n - 1,
+  /// against the guard's own test (overlaps, the interpreter, the host
+  /// evaluator), E: a <u b + n && b <u a + m.
+  /// * E implies T. Let d = a - b as an integer. If neither a + m nor b + n
+  ///   reaches 2^64, E is -m < d < n, so d + m - 1 is in [0, m + n - 2] and
+  ///   T holds without wrapping. If a + m >= 2^64, E needs b <u a + m - 2^64
+  ///   < m <= 2^48 and a < b + n, so 0 < d < n and T holds. If b + n >=
+  ///   2^64, symmetrically 0 < -d < m, and d + m - 1 + 2^64 wraps to d + m -
+  ///   1 in [0, m - 2]. Both cannot reach 2^64 when E holds (b < 2^48 and
+  ///   b >= 2^64 - n exclude each other).
+  /// * T implies E when neither range wraps (a + m < 2^64, b + n < 2^64):
+  ///   if d + m - 1 < 0, T needs d + m - 1 + 2^64 < m + n - 1, i.e. a +
+  ///   2^64 < b + n, impossible; d + m - 1 >= 2^64 needs a + m > 2^64 + b,
+  ///   impossible too; so T is 0 <= d + m - 1 < m + n - 1, which is E.
+  /// So T differs from E only where a range wraps past the top of the
+  /// address space; there T says "overlap" and the slow path, which decides
+  /// by E, gives the verdict: the call's outcome and status are E's.
+  /// (GuardTableTest checks both claims exhaustively in a 7-bit model.)
+  Value *mayOverlap(IRBuilder<> &b, Value *start, Value *bytes,
+                    Value *otherStart, Value *otherBytes) {
+    Value *shifted =
+        b.CreateAdd(b.CreateSub(start, otherStart), b.CreateSub(bytes, c64(1)));
+    Value *bound = b.CreateSub(b.CreateAdd(bytes, otherBytes), c64(1));
+    return b.CreateICmpULT(shifted, bound, "may_overlap");
   }
   /// Whether `bytes` is positive for every value of the symbols in their
   /// ranges (which their guards check before any size is used).
@@ -248,13 +280,19 @@ private:
   Value *callGuardInterpreter(IRBuilder<> &b, ArrayRef<Value *> args,
                               bool checkOutputs, CallState &state);
   /// The guards of an entry point, branching to `passed` when they pass.
+  /// When any may have failed, the call continues in `slow` (the same entry
+  /// point checking its guards with the interpreter) by a tail call, if
+  /// given; else the interpreter is called here.
   void emitInlineGuards(IRBuilder<> &b, ArrayRef<Value *> args,
-                        bool checkOutputs, CallState &state,
-                        BasicBlock *passed);
+                        bool checkOutputs, CallState &state, BasicBlock *passed,
+                        Function *slow = nullptr);
   void emitTableGuards(IRBuilder<> &b, ArrayRef<Value *> args,
                        bool checkOutputs, CallState &state, BasicBlock *passed);
-  void emitEntryPoint(StringRef name, bool checkOutputs, bool runKernel,
-                      WorkspaceSource source = WorkspaceSource::None);
+  /// An entry point; `slow` makes it the out-of-line copy that the fast
+  /// path of a small contract tail-calls when a guard may have failed.
+  Function *emitEntryPoint(StringRef name, bool checkOutputs, bool runKernel,
+                           WorkspaceSource source = WorkspaceSource::None,
+                           bool slow = false);
   void writeOutputShapes(IRBuilder<> &b, Value *outputs, CallState &state);
   /// Success, with the variant the call took (or would take): state.variant,
   /// or null for the generic code.
@@ -266,6 +304,15 @@ private:
   Value *callKernel(IRBuilder<> &b, Value *inputs, Value *outputs,
                     CallState &state, Value *blob, Value *workspace,
                     Value *workspaceSize = nullptr);
+  /// The index of the symbol whose value 1 gets its own kernel call
+  /// (callKernelAtOne), or -1.
+  int symbolAtOne(const CallState &state) const;
+  /// Calls the kernel, with the symbol `symbol` constant in a second call
+  /// taken when its value is 1: where LLVM inlines a small kernel, the
+  /// batch-1 call runs straight-line code instead of the general loops.
+  void callKernelAtOne(IRBuilder<> &b, Value *inputs, Value *outputs,
+                       CallState &state, int symbol, Value *workspace,
+                       Value *workspaceSize);
   /// Fails with the data-dependent guard the kernel reported, if any.
   void checkKernelStatus(IRBuilder<> &b, FailExit &exit, Value *kernelStatus,
                          CallState &state);
@@ -661,7 +708,10 @@ void EntryPointEmitter::emitAliasGuard(IRBuilder<> &b, GuardSink &sink,
     Value *otherStart = dataOf(
         array, index,
         otherSide == TensorSide::Input ? state.inputData : state.outputData);
-    Value *overlap = overlaps(b, start, end, bytes, otherStart, otherBytes);
+    // Combining, a superset of the overlaps is enough: the cold path
+    // decides (mayOverlap).
+    Value *overlap = overlaps(b, start, end, bytes, otherStart, otherBytes,
+                              /*superset=*/!sink.exit);
     failIf(b, sink, overlap, g, c64(int64_t(otherSide)), c64(index), zero);
   };
   for (unsigned i = 0; i < contract.inputs.size(); ++i)
@@ -822,6 +872,39 @@ void EntryPointEmitter::callKernelCode(IRBuilder<> &b, const KernelCode &code,
   b.CreateCall(code.kernel->getFunctionType(), code.kernel, all);
 }
 
+int EntryPointEmitter::symbolAtOne(const CallState &state) const {
+  // Variants are the caller's own specializations, and a kernel status
+  // would need merging: neither gets the copy.
+  if (dispatches() || hasDataDependentGuards(contract))
+    return -1;
+  for (auto [index, symbol] : llvm::enumerate(contract.symbols))
+    if (state.symbols[index] && symbol.min <= 1 && 1 <= symbol.max)
+      return int(index);
+  return -1;
+}
+
+void EntryPointEmitter::callKernelAtOne(IRBuilder<> &b, Value *inputs,
+                                        Value *outputs, CallState &state,
+                                        int symbol, Value *workspace,
+                                        Value *workspaceSize) {
+  Function *function = b.GetInsertBlock()->getParent();
+  BasicBlock *one = BasicBlock::Create(context, "kernel.at_one", function);
+  BasicBlock *general = BasicBlock::Create(context, "kernel", function);
+  BasicBlock *done = BasicBlock::Create(context, "kernel.done", function);
+  b.CreateCondBr(b.CreateICmpEQ(state.symbols[symbol], c64(1)), one, general);
+  // The sizes and strides of the copy are computed from the constant too.
+  CallState atOne = state;
+  atOne.symbols[symbol] = c64(1);
+  for (auto [block, callState] :
+       {std::pair{one, &atOne}, std::pair{general, &state}}) {
+    b.SetInsertPoint(block);
+    callKernel(b, inputs, outputs, *callState, /*blob=*/nullptr, workspace,
+               workspaceSize);
+    b.CreateBr(done);
+  }
+  b.SetInsertPoint(done);
+}
+
 void EntryPointEmitter::assumeSymbolRanges(IRBuilder<> &b,
                                            const CallState &state) {
   for (auto [symbol, value] : llvm::zip(contract.symbols, state.symbols))
@@ -931,10 +1014,27 @@ Value *EntryPointEmitter::callGuardInterpreter(IRBuilder<> &b,
 /// (one combined condition): a call that passes them costs a few loads and
 /// compares; when any fails, the interpreter finds the first failing one and
 /// fills the status. Larger ones call the interpreter directly.
-void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
-                                       bool runKernel, WorkspaceSource source) {
+Function *EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
+                                            bool runKernel,
+                                            WorkspaceSource source, bool slow) {
   Function *function =
       createEntryPoint(name, source == WorkspaceSource::Caller);
+  bool inlineGuards =
+      !slow && countCheckedGuards(checkOutputs) <= kMaxInlineGuards;
+  // The fast path's cold side: this entry point again, with the guards
+  // checked by the interpreter. A tail call to it keeps the fast path free
+  // of calls, so that nothing it computed stays live across one (no
+  // callee-saved registers to save and restore on every call). It comes
+  // after the entry point in the module, so that the kernel goes with the
+  // entry point in LLVM's partitions (partitionRoots in Compiler.cpp).
+  Function *slowCopy = nullptr;
+  if (inlineGuards) {
+    slowCopy = emitEntryPoint((name + slowEntrySuffix()).str(), checkOutputs,
+                              runKernel, source, /*slow=*/true);
+    slowCopy->setLinkage(GlobalValue::InternalLinkage);
+    slowCopy->addFnAttr(Attribute::Cold);
+    slowCopy->addFnAttr(Attribute::NoInline);
+  }
   Value *status = function->getArg(4);
   SmallVector<Value *> args;
   for (unsigned i = 0; i < 5; ++i)
@@ -950,8 +1050,8 @@ void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
     emitWorkspaceChecks(b, exit, workspace, function->getArg(6));
   }
   CallState state;
-  if (countCheckedGuards(checkOutputs) <= kMaxInlineGuards)
-    emitInlineGuards(b, args, checkOutputs, state, passed);
+  if (inlineGuards)
+    emitInlineGuards(b, args, checkOutputs, state, passed, slowCopy);
   else
     emitTableGuards(b, args, checkOutputs, state, passed);
   b.SetInsertPoint(passed);
@@ -967,9 +1067,14 @@ void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
   writeOutputShapes(b, function->getArg(2), state);
   if (runKernel) {
     recordDispatch(b, state);
-    Value *kernelStatus =
-        callKernel(b, function->getArg(0), function->getArg(2), state,
-                   /*blob=*/nullptr, workspace, workspaceSize);
+    Value *kernelStatus = nullptr;
+    if (int symbol = symbolAtOne(state); symbol >= 0)
+      callKernelAtOne(b, function->getArg(0), function->getArg(2), state,
+                      symbol, workspace, workspaceSize);
+    else
+      kernelStatus =
+          callKernel(b, function->getArg(0), function->getArg(2), state,
+                     /*blob=*/nullptr, workspace, workspaceSize);
     if (allocation)
       freeWorkspace(b, allocation);
     if (kernelStatus) {
@@ -980,15 +1085,29 @@ void EntryPointEmitter::emitEntryPoint(StringRef name, bool checkOutputs,
     }
   }
   writeSuccess(b, status, state.variant);
+  return function;
 }
 
 void EntryPointEmitter::emitInlineGuards(IRBuilder<> &b, ArrayRef<Value *> args,
                                          bool checkOutputs, CallState &state,
-                                         BasicBlock *passed) {
+                                         BasicBlock *passed, Function *slow) {
   Function *function = b.GetInsertBlock()->getParent();
   BasicBlock *unsafe = BasicBlock::Create(context, "guards.unsafe", function);
   BasicBlock *failed = BasicBlock::Create(context, "guards.failed", function);
-  {
+  if (slow) {
+    // Both the unsafe and the failed side continue in the slow copy, which
+    // checks every guard again (the interpreter reports the first failing
+    // one) and runs the call if none failed: the same verdict and status.
+    for (BasicBlock *block : {unsafe, failed}) {
+      IRBuilder<> sb(block);
+      SmallVector<Value *> all;
+      for (Argument &arg : function->args())
+        all.push_back(&arg);
+      CallInst *call = sb.CreateCall(slow, all);
+      call->setTailCallKind(CallInst::TCK_MustTail);
+      sb.CreateRet(call);
+    }
+  } else {
     // Counts or arrays are wrong: nothing else may be loaded.
     IRBuilder<> ub(unsafe);
     CallState unused;
@@ -1001,6 +1120,8 @@ void EntryPointEmitter::emitInlineGuards(IRBuilder<> &b, ArrayRef<Value *> args,
   emitGuards(b, sink, args[0], args[1], args[2], args[3], checkOutputs, state);
   b.CreateCondBr(sink.anyFailed, failed, passed,
                  MDBuilder(context).createUnlikelyBranchWeights());
+  if (slow)
+    return;
   // The interpreter agrees with the combined condition; should it ever find
   // nothing, the call proceeds as if all passed.
   IRBuilder<> fb(failed);

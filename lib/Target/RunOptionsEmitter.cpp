@@ -55,13 +55,33 @@ static Function *cloneWithContext(Module &module, StringRef name,
   SmallVector<ReturnInst *> returns;
   CloneFunctionInto(copy, original, mapping,
                     CloneFunctionChangeType::LocalChangesOnly, returns);
+  std::string slowName = (name + slowEntrySuffix()).str();
+  SmallVector<CallInst *> slowCalls;
   for (Instruction &inst : instructions(copy))
     if (auto *call = dyn_cast<CallInst>(&inst)) {
-      if (is_contained(kernels, call->getCalledFunction()))
+      Function *callee = call->getCalledFunction();
+      if (is_contained(kernels, callee))
         call->setArgOperand(0, parallel);
-      else if (recorder && call->getCalledFunction() == recorder)
+      else if (recorder && callee == recorder)
         call->setArgOperand(0, dispatch);
+      else if (callee && callee->getName() == slowName)
+        slowCalls.push_back(call);
     }
+  // The fast path's tail calls of the slow copy go to its own copy with the
+  // same contexts, so that a call that takes the slow path runs the same.
+  if (!slowCalls.empty()) {
+    Function *slowCopy = cloneWithContext(module, slowName, kernels, recorder);
+    slowCopy->addFnAttr(Attribute::Cold);
+    slowCopy->addFnAttr(Attribute::NoInline);
+    for (CallInst *call : slowCalls) {
+      SmallVector<Value *> args(call->args());
+      args.append({parallel, dispatch});
+      CallInst *replacement = CallInst::Create(slowCopy, args, "", call);
+      replacement->setTailCallKind(call->getTailCallKind());
+      call->replaceAllUsesWith(replacement);
+      call->eraseFromParent();
+    }
+  }
   return copy;
 }
 

@@ -151,4 +151,29 @@ TEST(GuardTable, MessagePiecesGiveTheStatusMessage) {
             table.strings.rfind(" [guard 0: "));
 }
 
+// The fast path's alias test (AbiEmitter.cpp, mayOverlap), a - b + (m - 1)
+// <u m + n - 1, against the guard's, a <u b + n && b <u a + m, in a model
+// of the address space small enough to try every case: 7-bit addresses
+// and sizes up to a quarter of it (the verifier bounds sizes by 2^48 of
+// 2^64). The fast path must say "overlap" whenever the guard does, and
+// exactly when it does unless a range wraps past the top.
+TEST(AliasFastPath, IsASupersetOfTheGuardAndExactWithoutWrapping) {
+  constexpr unsigned kSpace = 128;
+  unsigned missed = 0, extraWithoutWrap = 0, extra = 0;
+  for (unsigned m = 1; m <= kSpace / 4; ++m)
+    for (unsigned n = 1; n <= kSpace / 4; ++n)
+      for (unsigned a = 0; a < kSpace; ++a)
+        for (unsigned b = 0; b < kSpace; ++b) {
+          bool guard = a < (b + n) % kSpace && b < (a + m) % kSpace;
+          bool fast = (a + kSpace - b + m - 1) % kSpace < m + n - 1;
+          missed += guard && !fast;
+          extra += fast && !guard;
+          extraWithoutWrap +=
+              fast && !guard && a + m < kSpace && b + n < kSpace;
+        }
+  EXPECT_EQ(missed, 0u);
+  EXPECT_EQ(extraWithoutWrap, 0u);
+  EXPECT_GT(extra, 0u); // the wrapping cases the slow path decides
+}
+
 } // namespace

@@ -88,6 +88,11 @@ inline std::string runWithOptionsSymbol(const Contract &contract) {
   return contract.entryPrefix + "_run_with_options";
 }
 
+/// The suffix of an entry point's internal slow copy ("<p>_run.slow"): the
+/// fast path of a small contract tail-calls it when a guard may have failed
+/// (docs/abi.md, Guards).
+inline llvm::StringRef slowEntrySuffix() { return ".slow"; }
+
 /// Byte layout of txc_run_options (docs/abi.md). A field that ends past
 /// the caller's struct_size reads as zero, so that the struct can grow.
 struct RunOptionsLayout {
