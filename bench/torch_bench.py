@@ -27,6 +27,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from torch_threads import set_threads
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Same sizes as txc_bench.cpp.
@@ -233,7 +235,7 @@ def main():
     # ignored, so that scripts/bench.sh can pass the same arguments.
     args, _ = parser.parse_known_args()
 
-    torch.set_num_threads(1)
+    set_threads(1)
     repetitions = 3 if args.quick else 5
     ok = check_kernels()
     sample_kernels, samples_ok = samples(args.dump_dir)

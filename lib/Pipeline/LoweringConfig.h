@@ -46,6 +46,11 @@
 //                      producers fused.
 //   "elementwise"      vector_lanes, vectors_per_step: rows in steps of a few
 //                      vectors (one for a long body).
+//   "transpose"        block: a linalg.transpose that moves the innermost
+//                      dimension, in block x block tiles of the output's
+//                      innermost dimension and the one that reads the
+//                      input's (the remainders peeled), each a vector
+//                      transpose.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TXC_LIB_PIPELINE_LOWERINGCONFIG_H

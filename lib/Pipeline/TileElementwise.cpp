@@ -5,7 +5,8 @@
 // vector_lanes along the innermost dimension (one vector for a long body,
 // see hasLongBody), the last partial step peeled so that the main loop's
 // tiles are static and vectorize. An op no larger than one step stays
-// whole: it is vectorized as it is.
+// whole: it is vectorized as it is. And the "transpose" configs: square
+// blocks of the two dimensions that trade places with the innermost one.
 //
 //===----------------------------------------------------------------------===//
 #include "LoweringConfig.h"
@@ -45,6 +46,30 @@ void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
   peel(rewriter, tiled->loops.back());
 }
 
+/// Tiles `op` in blocks of `block` x `block` along its innermost dimension
+/// and the output dimension that reads the input's innermost one, 1 along
+/// the others; both block loops are peeled, so that the full blocks are
+/// static and VectorizeStaticOps makes each a read of `block` input rows, a
+/// vector transpose and a write of `block` output rows.
+void tileTranspose(RewriterBase &rewriter, linalg::TransposeOp op,
+                   DictionaryAttr config) {
+  int64_t block = getInt(config, "block");
+  ArrayRef<int64_t> permutation = op.getPermutation();
+  int64_t innermost = int64_t(permutation.size()) - 1;
+  SmallVector<int64_t> tileSizes(permutation.size(), 1);
+  tileSizes.back() = block;
+  int64_t readsInnermost =
+      llvm::find(permutation, innermost) - permutation.begin();
+  tileSizes[readsInnermost] = block;
+  auto tiled = tile(rewriter, op, tileSizes);
+  if (failed(tiled) || tiled->loops.size() != permutation.size())
+    return;
+  // The innermost first: peeling the outer loop copies the inner one into
+  // its remainder, which stays a loop of partial blocks.
+  peel(rewriter, tiled->loops.back());
+  peel(rewriter, tiled->loops[readsInnermost]);
+}
+
 class TileElementwisePass
     : public impl::TileElementwisePassBase<TileElementwisePass> {
 public:
@@ -55,11 +80,17 @@ public:
     // producers in a small matmul's row loop): that op is already tiled.
     getOperation().walk([&](linalg::LinalgOp op) {
       DictionaryAttr config = takeLoweringConfig(op, "elementwise");
+      if (!config)
+        config = takeLoweringConfig(op, "transpose");
       if (config && !op->getParentOfType<scf::ForOp>())
         ops.push_back({op, config});
     });
-    for (auto [op, config] : ops)
-      tileElementwise(rewriter, op, config);
+    for (auto [op, config] : ops) {
+      if (auto transpose = dyn_cast<linalg::TransposeOp>(op.getOperation()))
+        tileTranspose(rewriter, transpose, config);
+      else
+        tileElementwise(rewriter, op, config);
+    }
   }
 };
 

@@ -281,3 +281,28 @@ func.func @linear_rows(%x: tensor<?x1280xf32>, %w: tensor<1000x1280xf32>,
       outs(%acc : tensor<?x1000xf32>) -> tensor<?x1000xf32>
   return %y, %y8, %yt, %yk : tensor<?x1000xf32>, tensor<8x1000xf32>, tensor<?x1000xf32>, tensor<?x1000xf32>
 }
+
+// -----
+
+// A transpose that moves the innermost dimension (attention's keys, [S,
+// heads, d] to [heads, d, S]) runs in square blocks of one vector's lanes;
+// one that keeps it (its rows are contiguous copies), and one of elements
+// narrower than 32 bits, get no config.
+// CHECK-LABEL: func.func @transposes
+// AVX2:          linalg.transpose {{.*}}permutation = [1, 2, 0] {txc.lowering_config = {block = 8 : i64, strategy = "transpose"}}
+// SSE:           linalg.transpose {{.*}}permutation = [1, 2, 0] {txc.lowering_config = {block = 4 : i64, strategy = "transpose"}}
+// AVX512:        linalg.transpose {{.*}}permutation = [1, 2, 0] {txc.lowering_config = {block = 16 : i64, strategy = "transpose"}}
+// AVX2:          linalg.transpose {{.*}}permutation = [1, 0] {txc.lowering_config = {block = 4 : i64, strategy = "transpose"}}
+// CHECK:         linalg.transpose {{.*}}permutation = [1, 0, 2]{{ *$}}
+// CHECK:         linalg.transpose {{.*}}permutation = [1, 0]{{ *$}}
+func.func @transposes(%k: tensor<?x4x64xf32>, %ko: tensor<4x64x?xf32>,
+                      %i: tensor<?x?xi64>, %io: tensor<?x?xi64>,
+                      %vo: tensor<4x?x64xf32>,
+                      %h: tensor<?x?xf16>, %ho: tensor<?x?xf16>)
+    -> (tensor<4x64x?xf32>, tensor<?x?xi64>, tensor<4x?x64xf32>, tensor<?x?xf16>) {
+  %kt = linalg.transpose ins(%k : tensor<?x4x64xf32>) outs(%ko : tensor<4x64x?xf32>) permutation = [1, 2, 0]
+  %it = linalg.transpose ins(%i : tensor<?x?xi64>) outs(%io : tensor<?x?xi64>) permutation = [1, 0]
+  %vt = linalg.transpose ins(%k : tensor<?x4x64xf32>) outs(%vo : tensor<4x?x64xf32>) permutation = [1, 0, 2]
+  %ht = linalg.transpose ins(%h : tensor<?x?xf16>) outs(%ho : tensor<?x?xf16>) permutation = [1, 0]
+  return %kt, %it, %vt, %ht : tensor<4x64x?xf32>, tensor<?x?xi64>, tensor<4x?x64xf32>, tensor<?x?xf16>
+}

@@ -67,3 +67,27 @@ func.func @untouched(%x: tensor<?x37xf32>, %out: tensor<?x37xf32>,
   } -> tensor<1x8xf32>
   return %r, %t : tensor<?x37xf32>, tensor<1x8xf32>
 }
+
+// -----
+
+// A "transpose" config: blocks of 4x4 of the output's innermost dimension
+// (S, symbolic) and of the one that reads the input's innermost (10), 1
+// along the other; both block loops peeled, so that the main tiles are
+// static 4x1x4 blocks (and those of the last 2 of the 10 columns 4x1x2).
+// CHECK-LABEL: func.func @keys
+// CHECK:         scf.for {{.*}} to %c3 step %c1
+// CHECK:           scf.for {{.*}} to %c8 step %c4
+// CHECK:             scf.for {{.*}} step %c4
+// CHECK:               linalg.transpose ins(%{{.*}} : tensor<4x1x4xf32>) outs(%{{.*}} : tensor<1x4x4xf32>) permutation = [1, 2, 0]
+// CHECK:             scf.for {{.*}} step %c4
+// CHECK:               linalg.transpose ins(%{{.*}} : tensor<?x1x4xf32>)
+// CHECK:           scf.for {{.*}} step %c4
+// CHECK:             linalg.transpose ins(%{{.*}} : tensor<4x1x2xf32>)
+// CHECK:           scf.for {{.*}} step %c4
+// CHECK:             linalg.transpose ins(%{{.*}} : tensor<?x1x2xf32>)
+// CHECK-NOT:     txc.lowering_config
+func.func @keys(%k: tensor<?x3x10xf32>, %out: tensor<3x10x?xf32>) -> tensor<3x10x?xf32> {
+  %t = linalg.transpose ins(%k : tensor<?x3x10xf32>) outs(%out : tensor<3x10x?xf32>) permutation = [1, 2, 0]
+      {txc.lowering_config = {block = 4 : i64, strategy = "transpose"}}
+  return %t : tensor<3x10x?xf32>
+}
