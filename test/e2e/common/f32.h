@@ -4,24 +4,17 @@
 #define TXC_TEST_E2E_COMMON_F32_H
 
 #include <stdint.h>
-#include <string.h>
 
-static txc_tensor tensor(void *data, int64_t bytes, int32_t rank, int64_t d0,
-                         int64_t d1) {
-  txc_tensor t;
-  memset(&t, 0, sizeof t);
-  t.data = data;
-  t.size_bytes = bytes;
-  t.dtype = TXC_DTYPE_F32;
-  t.rank = rank;
-  t.dims[0] = d0;
-  t.dims[1] = d1;
-  return t;
+#include "tensor.h"
+
+static inline txc_tensor tensor(void *data, int64_t bytes, int32_t rank,
+                                int64_t d0, int64_t d1) {
+  return tensor_of(data, bytes, TXC_DTYPE_F32, rank, d0, d1);
 }
 
 /* xorshift: deterministic inputs in [-1, 1). */
 static uint32_t rng = 12345u;
-static float next_float(void) {
+static inline float next_float(void) {
   rng ^= rng << 13;
   rng ^= rng >> 17;
   rng ^= rng << 5;
