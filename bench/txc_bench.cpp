@@ -331,12 +331,16 @@ __attribute__((noinline, target("avx2,fma"))) void
 chainStream(const float *x, float *y, int64_t n) {
   __m256 a = _mm256_set1_ps(1.5f), c = _mm256_set1_ps(-0.25f),
          zero = _mm256_setzero_ps();
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
+  // Both loops run to a bound computed once: with `i + 8 <= n` as the vector
+  // loop's condition and the tail starting where it stopped, GCC (after
+  // propagating n = kChain) could not bound the tail and warned that its
+  // iteration 2^62 - 1 overflows (-Waggressive-loop-optimizations).
+  int64_t vectorEnd = n - n % 8;
+  for (int64_t i = 0; i < vectorEnd; i += 8)
     _mm256_stream_ps(y + i, _mm256_max_ps(
                                 _mm256_fmadd_ps(_mm256_load_ps(x + i), a, c),
                                 zero));
-  for (; i < n; ++i) {
+  for (int64_t i = vectorEnd; i < n; ++i) {
     float v = x[i] * 1.5f - 0.25f;
     y[i] = v > 0 ? v : 0;
   }

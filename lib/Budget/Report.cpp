@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Measurements.h"
 
-
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
 
 #include <algorithm>
@@ -25,6 +25,24 @@ struct Totals {
   uint64_t compiles = 0;
   double captureMs = 0, compileMs = 0, loadMs = 0, runMs = 0;
 };
+
+/// A part of what an artifact costs before its first call. This one table
+/// gives, in this order, the JSON fields of artifacts and strategies
+/// ("capture_ms", a miss's "capture_ms_per_miss") and the text tables'
+/// columns ("capture").
+struct CostPart {
+  const char *name;
+  double ArtifactCost::*ofArtifact;
+  double Totals::*ofTotals;
+
+  std::string field(llvm::StringRef suffix = "") const {
+    return (llvm::Twine(name) + "_ms" + suffix).str();
+  }
+};
+const CostPart kCostParts[] = {
+    {"capture", &ArtifactCost::captureMs, &Totals::captureMs},
+    {"compile", &ArtifactCost::compileMs, &Totals::compileMs},
+    {"load", &ArtifactCost::loadMs, &Totals::loadMs}};
 
 double median(std::vector<double> samples) {
   std::sort(samples.begin(), samples.end());
@@ -42,9 +60,8 @@ json bindingsJson(const Contract &contract, llvm::ArrayRef<int64_t> values) {
 json artifactJson(const ArtifactCost &cost) {
   json entry;
   entry["name"] = cost.name;
-  entry["capture_ms"] = cost.captureMs;
-  entry["compile_ms"] = cost.compileMs;
-  entry["load_ms"] = cost.loadMs;
+  for (const CostPart &part : kCostParts)
+    entry[part.field()] = cost.*part.ofArtifact;
   entry["capture_phases"] = cost.capturePhases;
   entry["compile_phases"] = cost.compilePhases;
   return entry;
@@ -104,15 +121,15 @@ json strategyJson(llvm::StringRef name, const Totals &totals, double eagerMs,
   json entry;
   entry["name"] = name.str();
   entry["compiles"] = totals.compiles;
-  entry["capture_ms"] = totals.captureMs;
-  entry["compile_ms"] = totals.compileMs;
-  entry["load_ms"] = totals.loadMs;
+  double c = 0; // capture + compile + load
+  for (const CostPart &part : kCostParts) {
+    entry[part.field()] = totals.*part.ofTotals;
+    c += totals.*part.ofTotals;
+  }
   entry["run_ms"] = totals.runMs;
-  entry["total_ms"] =
-      totals.captureMs + totals.compileMs + totals.loadMs + totals.runMs;
+  entry["total_ms"] = c + totals.runMs;
   if (name == "eager")
     return entry;
-  double c = totals.captureMs + totals.compileMs + totals.loadMs;
   double e = eagerMs / double(calls), r = totals.runMs / double(calls);
   entry["break_even_calls"] =
       e > r ? json(uint64_t(std::ceil(c / (e - r)))) : json(nullptr);
@@ -124,9 +141,8 @@ json strategyJson(llvm::StringRef name, const Totals &totals, double eagerMs,
 Totals oneArtifact(const ArtifactCost &cost) {
   Totals totals;
   totals.compiles = 1;
-  totals.captureMs = cost.captureMs;
-  totals.compileMs = cost.compileMs;
-  totals.loadMs = cost.loadMs;
+  for (const CostPart &part : kCostParts)
+    totals.*part.ofTotals = cost.*part.ofArtifact;
   return totals;
 }
 
@@ -136,17 +152,18 @@ json perShapeStrategy(const BudgetOptions &options,
                       const Measurements &measured, double eagerMs) {
   const Workload &workload = *measured.workload;
   LruResult lru = simulateLru(workload, options.cacheCapacity);
-  std::vector<double> capture, compile, load;
-  for (const auto &[shape, cost] : measured.perShape) {
-    capture.push_back(cost.captureMs);
-    compile.push_back(cost.compileMs);
-    load.push_back(cost.loadMs);
+  // A miss's cost, part by part.
+  std::vector<double> perMiss;
+  for (const CostPart &part : kCostParts) {
+    std::vector<double> samples;
+    for (const auto &[shape, cost] : measured.perShape)
+      samples.push_back(cost.*part.ofArtifact);
+    perMiss.push_back(median(std::move(samples)));
   }
   Totals totals;
   totals.compiles = lru.misses;
-  totals.captureMs = double(lru.misses) * median(capture);
-  totals.compileMs = double(lru.misses) * median(compile);
-  totals.loadMs = double(lru.misses) * median(load);
+  for (auto [part, cost] : llvm::zip_equal(kCostParts, perMiss))
+    totals.*part.ofTotals = double(lru.misses) * cost;
   uint64_t standIn = 0;
   std::vector<uint64_t> calls = workload.callsPerShape();
   for (size_t i = 0; i < calls.size(); ++i)
@@ -163,9 +180,8 @@ json perShapeStrategy(const BudgetOptions &options,
       lru.secondMissCall ? json(*lru.secondMissCall) : json(nullptr);
   entry["sampled_compiles"] = measured.perShape.size();
   entry["distinct_shapes"] = workload.shapes.size();
-  entry["capture_ms_per_miss"] = median(capture);
-  entry["compile_ms_per_miss"] = median(compile);
-  entry["load_ms_per_miss"] = median(load);
+  for (auto [part, cost] : llvm::zip_equal(kCostParts, perMiss))
+    entry[part.field("_per_miss")] = cost;
   entry["calls_run_by_generic_stand_in"] = standIn;
   return entry;
 }
@@ -302,13 +318,24 @@ static std::string phasesText(const json &phases) {
   return text;
 }
 
+/// kCostParts' column headings, or their figures in `record`.
+static void printCostHeadings(llvm::raw_ostream &out) {
+  for (const CostPart &part : kCostParts)
+    out << llvm::format(" %12s", part.name);
+}
+static void printCosts(const json &record, llvm::raw_ostream &out) {
+  for (const CostPart &part : kCostParts)
+    out << llvm::format(" %12s", ms(record[part.field()]).c_str());
+}
+
 static void printArtifacts(const json &report, llvm::raw_ostream &out) {
-  out << "Artifacts (ms)        capture      compile         load\n";
+  out << "Artifacts (ms)  ";
+  printCostHeadings(out);
+  out << "\n";
   for (const json &a : report["artifacts"]) {
-    out << llvm::format("  %-16s", a["name"].get<std::string>().c_str())
-        << llvm::format(" %12s %12s %12s\n", ms(a["capture_ms"]).c_str(),
-                        ms(a["compile_ms"]).c_str(), ms(a["load_ms"]).c_str());
-    out << "    phases: " << phasesText(a["compile_phases"]) << "\n";
+    out << llvm::format("  %-16s", a["name"].get<std::string>().c_str());
+    printCosts(a, out);
+    out << "\n    phases: " << phasesText(a["compile_phases"]) << "\n";
   }
 }
 
@@ -333,21 +360,20 @@ static void printShapes(const json &report, llvm::raw_ostream &out) {
 static void printStrategies(const json &report, llvm::raw_ostream &out) {
   out << "\nStrategies over " << report["workload"]["calls"].get<uint64_t>()
       << " calls (ms)\n"
-      << "  strategy        compiles      capture      compile         load"
-         "          run        total       N*\n";
+      << "  strategy        compiles";
+  printCostHeadings(out);
+  out << "          run        total       N*\n";
   for (const json &s : report["strategies"]) {
     std::string breakEven = !s.contains("break_even_calls") ? "-"
                             : s["break_even_calls"].is_null()
                                 ? "never"
                                 : std::to_string(
                                       s["break_even_calls"].get<uint64_t>());
-    out << llvm::format("  %-15s %8llu %12s %12s %12s %12s %12s %8s\n",
-                        s["name"].get<std::string>().c_str(),
-                        (unsigned long long)s["compiles"].get<uint64_t>(),
-                        ms(s["capture_ms"]).c_str(),
-                        ms(s["compile_ms"]).c_str(), ms(s["load_ms"]).c_str(),
-                        ms(s["run_ms"]).c_str(), ms(s["total_ms"]).c_str(),
-                        breakEven.c_str());
+    out << llvm::format("  %-15s %8llu", s["name"].get<std::string>().c_str(),
+                        (unsigned long long)s["compiles"].get<uint64_t>());
+    printCosts(s, out);
+    out << llvm::format(" %12s %12s %8s\n", ms(s["run_ms"]).c_str(),
+                        ms(s["total_ms"]).c_str(), breakEven.c_str());
   }
 }
 
@@ -361,11 +387,12 @@ static void printNotes(const json &report, llvm::raw_ostream &out) {
           << fixed(s["hit_rate"].get<double>() * 100, 2) << "%\n"
           << "  a miss costs the median of "
           << s["sampled_compiles"].get<uint64_t>()
-          << " sampled compiles of the "
-          << s["distinct_shapes"].get<uint64_t>()
-          << " distinct shapes: capture " << ms(s["capture_ms_per_miss"])
-          << ", compile " << ms(s["compile_ms_per_miss"]) << ", load "
-          << ms(s["load_ms_per_miss"]) << " ms\n";
+          << " sampled compiles of the " << s["distinct_shapes"].get<uint64_t>()
+          << " distinct shapes: ";
+      for (const CostPart &part : kCostParts)
+        out << (&part == kCostParts ? "" : ", ") << part.name << " "
+            << ms(s[part.field("_per_miss")]);
+      out << " ms\n";
       if (s["calls_run_by_generic_stand_in"].get<uint64_t>() != 0)
         out << "  " << s["calls_run_by_generic_stand_in"].get<uint64_t>()
             << " calls of shapes not sampled are counted at the generic "

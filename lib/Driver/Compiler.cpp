@@ -304,9 +304,10 @@ Compiler::codegenPartitions(const llvm::Module &module,
 }
 
 /// Makes every function `module` defines local to it but `kernelName` and
-/// its workspace size function (external until the entry points call them
-/// and buildLLVMModule makes them internal: the linker drops the local
-/// functions nothing references yet). The helpers MLIR's lowering adds
+/// its workspace size function (external until the entry points call them:
+/// the linker drops the local functions nothing references yet; the
+/// emitters that call a kernel make it internal, internalizeSizeFunctions
+/// its size function). The helpers MLIR's lowering adds
 /// (`dealloc_helper`) would otherwise be exported by the object, and clash
 /// with those of another txc object, or of a variant or a further CPU's
 /// code when it is linked in (the linker renames local ones).
@@ -356,13 +357,17 @@ std::unique_ptr<llvm::Module> Compiler::translate(
   return std::move(*translated);
 }
 
-/// Gives the functions of `names` that `module` defines `linkage`.
-static void setLinkage(llvm::Module &module,
-                       llvm::ArrayRef<std::string> names,
-                       llvm::GlobalValue::LinkageTypes linkage) {
-  for (const std::string &name : names)
-    if (llvm::Function *function = module.getFunction(name))
-      function->setLinkage(linkage);
+/// Makes local every workspace size function `module` defines: the
+/// generic kernel's, each variant's and each further CPU's, which
+/// keepOnlyKernelExternal kept external so that linking their modules in
+/// and merging identical functions keep them. The one place they become
+/// internal, once all are in the module and before the entry points that
+/// call them are emitted.
+static void internalizeSizeFunctions(llvm::Module &module) {
+  std::string suffix = workspaceSizeFunctionName("");
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration() && function.getName().ends_with(suffix))
+      function.setLinkage(llvm::GlobalValue::InternalLinkage);
 }
 
 /// Links `from` into `into`; the linker's errors become diagnostics (the
@@ -509,11 +514,7 @@ std::unique_ptr<llvm::Module> Compiler::buildLLVMModule(
     mlir::TimingScope merge = timing.nest("merge-variants");
     mergeIdenticalFunctions(*llvmModule, machine);
   }
-  std::vector<std::string> sizeFunctions = {
-      workspaceSizeFunctionName(kernelFunctionName(contract))};
-  for (const VariantKernel &variant : variants)
-    sizeFunctions.push_back(workspaceSizeFunctionName(variant.kernelName));
-  setLinkage(*llvmModule, sizeFunctions, llvm::GlobalValue::InternalLinkage);
+  internalizeSizeFunctions(*llvmModule);
   if (workspaceOut) {
     // What the header and manifest promise: a caller's workspace of the
     // static bytes is large enough for every variant whose size does not

@@ -237,7 +237,6 @@ static Error emitWorkspaceSizeMax(Module &module, StringRef kernelName,
                                  "internal error: kernel '%s' has no "
                                  "workspace size function",
                                  level.kernelName.c_str());
-      sizeFunction->setLinkage(GlobalValue::InternalLinkage);
     }
   FunctionType *type = sizeFunction->getFunctionType();
   Function *function =

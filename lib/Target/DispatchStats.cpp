@@ -163,12 +163,13 @@ StructType *txc::dispatchContextType(LLVMContext &context) {
 Value *txc::isDispatchStatsBlock(IRBuilder<> &b,
                                  const DispatchStatsLayout &layout,
                                  Value *block) {
+  static_assert(AbiLayout::kStatsStructSize == 0,
+                "struct_size is read at the block's address");
   Value *size = b.CreateLoad(b.getInt32Ty(), block, "struct_size");
-  Value *id = b.CreateLoad(
-      b.getInt32Ty(),
-      b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), block,
-                                   DispatchStatsLayout::kLayout),
-      "layout");
+  Value *id = b.CreateLoad(b.getInt32Ty(),
+                           b.CreateConstInBoundsGEP1_64(
+                               b.getInt8Ty(), block, AbiLayout::kStatsLayout),
+                           "layout");
   return b.CreateAnd(b.CreateICmpEQ(size, b.getInt32(layout.size())),
                      b.CreateICmpEQ(id, b.getInt32(layout.id)));
 }
@@ -204,8 +205,8 @@ static void recordMisses(IRBuilder<> &b, const Contract &contract,
                      held);
       b.SetInsertPoint(missed);
       unsigned offset = layout.slotOffset(index);
-      access.increment(access.at(offset + DispatchStatsLayout::kSlotCount));
-      access.store(value, offset + DispatchStatsLayout::kSlotLast);
+      access.increment(access.at(offset + AbiLayout::kStatsSlotCount));
+      access.store(value, offset + AbiLayout::kStatsSlotLast);
       b.CreateBr(next);
       b.SetInsertPoint(held);
     }
@@ -252,8 +253,8 @@ Function *txc::getOrEmitDispatchRecorder(Module &module,
   b.SetInsertPoint(count);
   DispatchStatsLayout layout = dispatchStatsLayout(contract);
   BlockAccess access(b, layout, block);
-  access.increment(b.CreateInBoundsGEP(
-      i64, access.at(DispatchStatsLayout::kCalls), b.CreateZExt(code, i64)));
+  access.increment(b.CreateInBoundsGEP(i64, access.at(AbiLayout::kStatsCalls),
+                                       b.CreateZExt(code, i64)));
   recordMisses(b, contract, layout, block, code, symbols);
   b.CreateBr(done);
   b.SetInsertPoint(done);
@@ -336,16 +337,14 @@ static std::string escapeFormat(StringRef text) {
 /// The lines of the counts: one per code, then the failed calls.
 static void formatCalls(TextAppender &text, BlockAccess &access,
                         const Contract &contract) {
-  text.append("  generic: %llu calls\n",
-              {access.read(DispatchStatsLayout::kCalls)});
+  text.append("  generic: %llu calls\n", {access.read(AbiLayout::kStatsCalls)});
   for (const ContractVariant &variant : contract.variants)
     text.append("  variant " + std::to_string(variant.id) + " " +
                     escapeFormat(variant.name(contract)) + " (" +
-                    escapeFormat(variant.text(contract)) +
-                    "): %llu calls\n",
-                {access.read(DispatchStatsLayout::kCalls + 8 * variant.id)});
+                    escapeFormat(variant.text(contract)) + "): %llu calls\n",
+                {access.read(AbiLayout::kStatsCalls + 8 * variant.id)});
   text.append("  no code (a check failed): %llu calls\n",
-              {access.read(DispatchStatsLayout::kFailed)});
+              {access.read(AbiLayout::kStatsFailed)});
 }
 
 /// Per variant, the guards that sent calls elsewhere.
@@ -361,7 +360,7 @@ static void formatMisses(IRBuilder<> &b, TextAppender &text,
                   " missed by guard:\n");
     current = slot.variant;
     unsigned offset = layout.slotOffset(index);
-    Value *count = access.read(offset + DispatchStatsLayout::kSlotCount);
+    Value *count = access.read(offset + AbiLayout::kStatsSlotCount);
     std::string head = "    guard " + std::to_string(slot.guard) + " (" +
                        escapeFormat(slot.expression) + "): %llu calls";
     // The last value only means something once a call was counted.
@@ -371,7 +370,7 @@ static void formatMisses(IRBuilder<> &b, TextAppender &text,
                   escapeFormat(contract.symbols[slot.symbol].name) +
                   " = %lld\n"));
     text.append(format,
-                {count, access.read(offset + DispatchStatsLayout::kSlotLast)});
+                {count, access.read(offset + AbiLayout::kStatsSlotLast)});
   }
 }
 

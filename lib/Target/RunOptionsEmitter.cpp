@@ -183,7 +183,7 @@ static void returnCountingFailure(IRBuilder<> &b, Value *code,
   b.SetInsertPoint(count);
   b.CreateAtomicRMW(AtomicRMWInst::Add,
                     b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), block,
-                                                 DispatchStatsLayout::kFailed),
+                                                 AbiLayout::kStatsFailed),
                     b.getInt64(1), Align(8), AtomicOrdering::Monotonic);
   b.CreateBr(done);
   b.SetInsertPoint(done);

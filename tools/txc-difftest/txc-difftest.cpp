@@ -23,6 +23,15 @@
 
 using namespace txc;
 
+/// An option given once per value (-O 0 -O 2): one value each time, so that
+/// the program files after it are not taken as more of its values.
+template <typename T>
+static CLI::Option *addRepeatable(CLI::App &app, const std::string &name,
+                                  std::vector<T> &values,
+                                  const std::string &help) {
+  return app.add_option(name, values, help)->allow_extra_args(false);
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   CLI::App app{"txc-difftest: run programs with the reference interpreter "
@@ -33,25 +42,21 @@ int main(int argc, char **argv) {
   std::vector<unsigned> levels;
   std::string diagnosticsFormat = "text";
   app.add_option("programs", programs, "Program files (JSON)")->required();
-  app.add_option("-O", levels,
-                 "Optimization level to compile at, 0-3 (repeatable; "
-                 "default 0 and 2)")
-      ->check(CLI::Range(0u, 3u))
-      ->allow_extra_args(false);
+  addRepeatable(app, "-O", levels,
+                "Optimization level to compile at, 0-3 (repeatable; default "
+                "0 and 2)")
+      ->check(CLI::Range(0u, 3u));
   app.add_option("--seed", options.seed, "Seed of the generated values")
       ->capture_default_str();
-  app.add_option("--symbols", options.symbolSets,
-                 "Symbol values to test, e.g. B=5,S=3 (repeatable; replaces "
-                 "min, max and random)")
-      ->allow_extra_args(false);
-  app.add_option("--input", options.inputFiles,
-                 "An input as NAME=FILE.npy, for every input (one program "
-                 "only; replaces generated inputs)")
-      ->allow_extra_args(false);
-  app.add_option("--specialize", options.specializations,
-                 "Compile these variants too, as txc compile --specialize "
-                 "(repeatable; docs/specialization.md)")
-      ->allow_extra_args(false);
+  addRepeatable(app, "--symbols", options.symbolSets,
+                "Symbol values to test, e.g. B=5,S=3 (repeatable; replaces "
+                "min, max and random)");
+  addRepeatable(app, "--input", options.inputFiles,
+                "An input as NAME=FILE.npy, for every input (one program "
+                "only; replaces generated inputs)");
+  addRepeatable(app, "--specialize", options.specializations,
+                "Compile these variants too, as txc compile --specialize "
+                "(repeatable; docs/specialization.md)");
   app.add_flag("--specialize-chosen", options.specializeChosen,
                "Also compile a variant at each chosen value set but the "
                "first, binding the first symbol (as txc-fuzz's)");

@@ -59,6 +59,23 @@ struct AbiLayout {
   /// The code that ran: 0 generic, a variant's id, -1 none.
   static constexpr unsigned kStatusVariant = 48;
   static constexpr unsigned kStatusSize = 56;
+
+  /// <p>_dispatch_stats (DispatchStats.h), whose size is per program:
+  ///   0  uint32_t struct_size   sizeof the block
+  ///   4  uint32_t layout        DispatchStatsLayout::id
+  ///   8  uint64_t failed        calls that ran no code
+  ///   16 uint64_t calls[1 + N]  by code: 0 generic, then the variants' ids
+  ///   .. missed[slots]          from DispatchStatsLayout::slotOffset(0)
+  static constexpr unsigned kStatsStructSize = 0;
+  static constexpr unsigned kStatsLayout = 4;
+  static constexpr unsigned kStatsFailed = 8;
+  static constexpr unsigned kStatsCalls = 16;
+  /// One of missed[]: {int32 variant, int32 guard, uint64 count, int64 last}.
+  static constexpr unsigned kStatsSlotVariant = 0;
+  static constexpr unsigned kStatsSlotGuard = 4;
+  static constexpr unsigned kStatsSlotCount = 8;
+  static constexpr unsigned kStatsSlotLast = 16;
+  static constexpr unsigned kStatsSlotSize = 24;
 };
 
 struct WeightsPlan;

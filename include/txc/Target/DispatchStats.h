@@ -14,6 +14,7 @@
 #define TXC_TARGET_DISPATCHSTATS_H
 
 #include "txc/Analysis/Contract.h"
+#include "txc/Target/AbiEmitter.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/IR/IRBuilder.h"
@@ -42,24 +43,10 @@ struct DispatchStatsSlot {
   std::string expression; ///< "B == 8", as the manifest's variants say
 };
 
-/// The block of one program. Byte offsets:
-///   0  uint32_t struct_size   sizeof the block
-///   4  uint32_t layout        layoutId: the program and its variants
-///   8  uint64_t failed        calls that ran no code
-///   16 uint64_t calls[1 + N]  by code: 0 generic, then the variants' ids
-///   .. missed[slots]          {int32 variant, int32 guard, uint64 count,
-///                              int64 last}, by variant id, then guard id
+/// The block of one program: its fields' offsets are AbiLayout's kStats*;
+/// what is per program (the codes and the slots, by variant id, then guard
+/// id) is here.
 struct DispatchStatsLayout {
-  static constexpr unsigned kStructSize = 0;
-  static constexpr unsigned kLayout = 4;
-  static constexpr unsigned kFailed = 8;
-  static constexpr unsigned kCalls = 16;
-  static constexpr unsigned kSlotSize = 24;
-  static constexpr unsigned kSlotVariant = 0;
-  static constexpr unsigned kSlotGuard = 4;
-  static constexpr unsigned kSlotCount = 8;
-  static constexpr unsigned kSlotLast = 16;
-
   /// A hash of the program's entry prefix, its variants and the slots'
   /// guards, never 0: a block of another program (or of another compile of
   /// this one with other variants) does not match.
@@ -69,7 +56,8 @@ struct DispatchStatsLayout {
   std::vector<DispatchStatsSlot> slots;
 
   unsigned slotOffset(size_t slot) const {
-    return kCalls + 8 * numCodes + kSlotSize * unsigned(slot);
+    return AbiLayout::kStatsCalls + 8 * numCodes +
+           AbiLayout::kStatsSlotSize * unsigned(slot);
   }
   unsigned size() const { return slotOffset(slots.size()); }
 };

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "../common/expect.h"
+#include "../common/f32.h"
 
 /* The variants' ids, bound values and slots in the block, as the harness
  * knows them from the command line of the test. */
@@ -45,26 +46,8 @@ static int32_t call(int64_t batch, linear_dispatch_stats *stats,
   int64_t rows = batch > 0 ? batch : 1;
   float *y = malloc((size_t)rows * 12);
   txc_tensor in[3], out[1];
-  memset(in, 0, sizeof in);
-  memset(out, 0, sizeof out);
-  in[0].data = x;
-  in[0].size_bytes = rows * 16;
-  in[0].rank = 2;
-  in[0].dims[0] = batch;
-  in[0].dims[1] = 4;
-  in[1].data = w;
-  in[1].size_bytes = sizeof w;
-  in[1].rank = 2;
-  in[1].dims[0] = 4;
-  in[1].dims[1] = 3;
-  in[2].data = b;
-  in[2].size_bytes = sizeof b;
-  in[2].rank = 1;
-  in[2].dims[0] = 3;
-  out[0].data = y;
-  out[0].size_bytes = rows * 12;
-  for (int i = 0; i < 3; ++i)
-    in[i].dtype = TXC_DTYPE_F32;
+  linear_descriptors(in, x, w, b, batch);
+  out[0] = tensor_of(y, rows * 12, 0, 0, 0, 0);
   txc_run_options options;
   memset(&options, 0, sizeof options);
   options.struct_size = options_size;

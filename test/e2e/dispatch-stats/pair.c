@@ -12,17 +12,11 @@
 #include <string.h>
 
 #include "../common/expect.h"
+#include "../common/f32.h"
 
-static txc_tensor tensor(float *data, int64_t b, int64_t s) {
-  txc_tensor t;
-  memset(&t, 0, sizeof t);
-  t.data = data;
-  t.size_bytes = (b > 0 && s > 0 ? b * s : 1) * 4;
-  t.dtype = TXC_DTYPE_F32;
-  t.rank = 2;
-  t.dims[0] = b;
-  t.dims[1] = s;
-  return t;
+/* A [b, s] tensor over at least one element of storage. */
+static txc_tensor matrix(float *data, int64_t b, int64_t s) {
+  return tensor(data, (b > 0 && s > 0 ? b * s : 1) * 4, 2, b, s);
 }
 
 int main(int argc, char **argv) {
@@ -32,8 +26,8 @@ int main(int argc, char **argv) {
     sscanf(argv[i], "%lldx%lld", &b, &s);
     size_t n = (size_t)(b > 0 && s > 0 ? b * s : 1);
     float *x = calloc(n, 4), *y = calloc(n, 4), *z = calloc(n, 4);
-    txc_tensor in[2] = {tensor(x, b, s), tensor(y, b, s)};
-    txc_tensor out[1] = {tensor(z, b, s)};
+    txc_tensor in[2] = {matrix(x, b, s), matrix(y, b, s)};
+    txc_tensor out[1] = {matrix(z, b, s)};
     txc_run_options options;
     memset(&options, 0, sizeof options);
     options.struct_size = sizeof options;

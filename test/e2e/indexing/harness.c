@@ -87,16 +87,15 @@ static int64_t wrapped(const call *c, int64_t i) {
 
 static int32_t run(call *c, txc_status *status) {
   *c->kp = c->k;
-  txc_tensor in[6] = {
-      tensor(c->W, c->V * 12, TXC_DTYPE_F32, 2, c->V, 3),
-      tensor(c->ids, c->N * 8, TXC_DTYPE_I64, 1, c->N, 0),
-      tensor(c->T, 2 * c->V * 2, TXC_DTYPE_I16, 2, 2, c->V),
-      tensor(c->pos, c->M * 8, TXC_DTYPE_I32, 2, c->M, 2),
-      tensor(c->kp, 4, TXC_DTYPE_I32, 0, 0, 0),
-      tensor(c->P, c->V * 8, TXC_DTYPE_F64, 1, c->V, 0)};
-  txc_tensor out[3] = {tensor(c->E, c->N * 12, 0, 0, 0, 0),
-                       tensor(c->C, 2 * c->M * 4, 0, 0, 0, 0),
-                       tensor(c->R, c->M * 16, 0, 0, 0, 0)};
+  txc_tensor in[6] = {tensor_of(c->W, c->V * 12, TXC_DTYPE_F32, 2, c->V, 3),
+                      tensor_of(c->ids, c->N * 8, TXC_DTYPE_I64, 1, c->N, 0),
+                      tensor_of(c->T, 2 * c->V * 2, TXC_DTYPE_I16, 2, 2, c->V),
+                      tensor_of(c->pos, c->M * 8, TXC_DTYPE_I32, 2, c->M, 2),
+                      tensor_of(c->kp, 4, TXC_DTYPE_I32, 0, 0, 0),
+                      tensor_of(c->P, c->V * 8, TXC_DTYPE_F64, 1, c->V, 0)};
+  txc_tensor out[3] = {tensor_of(c->E, c->N * 12, 0, 0, 0, 0),
+                       tensor_of(c->C, 2 * c->M * 4, 0, 0, 0, 0),
+                       tensor_of(c->R, c->M * 16, 0, 0, 0, 0)};
   int32_t rc = lookup_run(in, 6, out, 3, status);
   /* The output-shapes entry point cannot see the indices: it succeeds. */
   txc_tensor shapes[3];

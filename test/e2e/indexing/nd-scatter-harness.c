@@ -97,17 +97,17 @@ static void fill(call *c) {
 
 static int32_t run(call *c, txc_status *status) {
   int64_t V = c->V, N = c->N, M = c->M;
-  txc_tensor in[8] = {tensor(c->D, V * 16, TXC_DTYPE_F32, 2, V, 4),
-                      tensor(c->I, N * 16, TXC_DTYPE_I64, 2, N, 2),
-                      tensor(c->E, V * 16, TXC_DTYPE_F64, 2, 2, V),
-                      tensor(c->J, M * 8, TXC_DTYPE_I32, 2, 2, M),
-                      tensor(c->W, M * 16, TXC_DTYPE_F64, 2, 2, M),
-                      tensor(c->F, V * 6, TXC_DTYPE_I16, 2, V, 3),
-                      tensor(c->K, N * 8, TXC_DTYPE_I64, 2, N, 1),
-                      tensor(c->U, N * 6, TXC_DTYPE_I16, 2, N, 3)};
-  txc_tensor out[3] = {tensor(c->G, N * 4, 0, 0, 0, 0),
-                       tensor(c->S, V * 16, 0, 0, 0, 0),
-                       tensor(c->T, V * 6, 0, 0, 0, 0)};
+  txc_tensor in[8] = {tensor_of(c->D, V * 16, TXC_DTYPE_F32, 2, V, 4),
+                      tensor_of(c->I, N * 16, TXC_DTYPE_I64, 2, N, 2),
+                      tensor_of(c->E, V * 16, TXC_DTYPE_F64, 2, 2, V),
+                      tensor_of(c->J, M * 8, TXC_DTYPE_I32, 2, 2, M),
+                      tensor_of(c->W, M * 16, TXC_DTYPE_F64, 2, 2, M),
+                      tensor_of(c->F, V * 6, TXC_DTYPE_I16, 2, V, 3),
+                      tensor_of(c->K, N * 8, TXC_DTYPE_I64, 2, N, 1),
+                      tensor_of(c->U, N * 6, TXC_DTYPE_I16, 2, N, 3)};
+  txc_tensor out[3] = {tensor_of(c->G, N * 4, 0, 0, 0, 0),
+                       tensor_of(c->S, V * 16, 0, 0, 0, 0),
+                       tensor_of(c->T, V * 6, 0, 0, 0, 0)};
   return ndscatter_run(in, 8, out, 3, status);
 }
 

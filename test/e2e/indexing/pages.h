@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "../common/expect.h"
+#include "../common/tensor.h"
 
 enum { PAGE = 4096 };
 
@@ -39,19 +40,6 @@ static void *place(size_t bytes, placement where, region *r) {
   }
   return where == AT_END ? r->base + PAGE + pages * PAGE - bytes
                          : r->base + PAGE;
-}
-
-static txc_tensor tensor(void *data, int64_t bytes, int32_t dtype,
-                         int32_t rank, int64_t d0, int64_t d1) {
-  txc_tensor t;
-  memset(&t, 0, sizeof t);
-  t.data = data;
-  t.size_bytes = bytes;
-  t.dtype = dtype;
-  t.rank = rank;
-  t.dims[0] = d0;
-  t.dims[1] = d1;
-  return t;
 }
 
 #endif

@@ -21,20 +21,14 @@
 #include "../common/f32.h"
 
 static void check_batch(int64_t batch) {
-  float *x = malloc((size_t)batch * 4 * sizeof(float));
+  linear_inputs l;
+  linear_inputs_init(&l, batch);
+  const float *x = l.x, *w = l.w, *b = l.b;
+  txc_tensor *in = l.in;
   float *y = malloc((size_t)batch * 3 * sizeof(float));
-  float w[12], b[3];
-  for (int64_t i = 0; i < batch * 4; ++i)
-    x[i] = next_float();
-  for (int i = 0; i < 12; ++i)
-    w[i] = next_float();
-  for (int i = 0; i < 3; ++i)
-    b[i] = next_float();
   for (int64_t i = 0; i < batch * 3; ++i)
     y[i] = NAN;
 
-  txc_tensor in[3] = {tensor(x, batch * 16, 2, batch, 4),
-                      tensor(w, 48, 2, 4, 3), tensor(b, 12, 1, 3, 0)};
   txc_tensor out[1] = {tensor(y, batch * 12, 0, 0, 0)};
   out[0].dtype = 0;
   txc_status status;
@@ -69,7 +63,7 @@ static void check_batch(int64_t batch) {
   EXPECT(rc == TXC_OK && shapes[0].rank == 2 && shapes[0].dims[0] == batch &&
              shapes[0].dims[1] == 3,
          "output_shapes B=%lld", (long long)batch);
-  free(x);
+  linear_inputs_free(&l);
   free(y);
 }
 
@@ -88,9 +82,8 @@ typedef struct call {
 /* A valid call with B = 5 whose data pointers must never be dereferenced. */
 static call valid_call(void) {
   call c;
-  c.in[0] = tensor(guarded, 5 * 16, 2, 5, 4);
-  c.in[1] = tensor(guarded + 4096, 48, 2, 4, 3);
-  c.in[2] = tensor(guarded + 8192, 12, 1, 3, 0);
+  linear_descriptors(c.in, (float *)guarded, (float *)(guarded + 4096),
+                     (float *)(guarded + 8192), 5);
   c.out[0] = tensor(guarded + 12288, 5 * 12, 0, 0, 0);
   c.null_inputs = c.null_outputs = 0;
   c.num_inputs = 3;

@@ -21,17 +21,11 @@
 
 /* Runs one batch with `requested` (-1: <p>_run, no options). */
 static void check_batch(int64_t batch, int32_t requested) {
-  float *x = malloc((size_t)batch * 4 * sizeof(float));
+  linear_inputs l;
+  linear_inputs_init(&l, batch);
+  const float *x = l.x, *w = l.w, *b = l.b;
+  txc_tensor *in = l.in;
   float *y = malloc((size_t)batch * 3 * sizeof(float));
-  float w[12], b[3];
-  for (int64_t i = 0; i < batch * 4; ++i)
-    x[i] = next_float();
-  for (int i = 0; i < 12; ++i)
-    w[i] = next_float();
-  for (int i = 0; i < 3; ++i)
-    b[i] = next_float();
-  txc_tensor in[3] = {tensor(x, batch * 16, 2, batch, 4),
-                      tensor(w, 48, 2, 4, 3), tensor(b, 12, 1, 3, 0)};
   txc_tensor out[1] = {tensor(y, batch * 12, 2, batch, 3)};
   txc_status status;
   int32_t rc;
@@ -55,7 +49,7 @@ static void check_batch(int64_t batch, int32_t requested) {
              "B=%lld requested %d: Y[%lld][%d] = %g, expected %g",
              (long long)batch, requested, (long long)i, j, y[i * 3 + j], ref);
     }
-  free(x);
+  linear_inputs_free(&l);
   free(y);
 }
 

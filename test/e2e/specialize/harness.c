@@ -48,17 +48,11 @@ static int32_t call(enum Entry entry, txc_tensor *in, txc_tensor *out,
 /* Runs one batch through every entry point; returns the variant that ran. */
 static int32_t check_batch(int64_t batch) {
   int64_t rows = batch > 0 ? batch : 1;
-  float *x = malloc((size_t)rows * 4 * sizeof(float));
+  linear_inputs l;
+  linear_inputs_init(&l, batch);
+  const float *x = l.x, *w = l.w, *b = l.b;
+  txc_tensor *in = l.in;
   float *y = malloc((size_t)rows * 3 * sizeof(float));
-  float w[12], b[3];
-  for (int64_t i = 0; i < rows * 4; ++i)
-    x[i] = next_float();
-  for (int i = 0; i < 12; ++i)
-    w[i] = next_float();
-  for (int i = 0; i < 3; ++i)
-    b[i] = next_float();
-  txc_tensor in[3] = {tensor(x, rows * 16, 2, batch, 4),
-                      tensor(w, 48, 2, 4, 3), tensor(b, 12, 1, 3, 0)};
   int32_t ran = -2;
   for (int entry = RUN; entry <= RUN_WITH_OPTIONS; ++entry) {
     for (int64_t i = 0; i < rows * 3; ++i)
@@ -103,7 +97,7 @@ static int32_t check_batch(int64_t batch) {
   linear_workspace_size(in, 3, &bytes, &status);
   EXPECT(status.variant == ran, "B=%lld workspace_size: variant %d, ran %d",
          (long long)batch, status.variant, ran);
-  free(x);
+  linear_inputs_free(&l);
   free(y);
   return ran;
 }

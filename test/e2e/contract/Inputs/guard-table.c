@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/tensor.h"
+
 enum { B = 5, R = 7, NI = WIDE_NUM_INPUTS, NO = WIDE_NUM_OUTPUTS };
 
 typedef struct call {
@@ -18,17 +20,10 @@ typedef struct call {
 
 static float data[NI + NO][64 * 3 + 80];
 
+/* A [d0, d1] matrix of `element`-byte elements at p. */
 static txc_tensor tensor(void *p, int32_t dtype, int64_t d0, int64_t d1,
                          int64_t element) {
-  txc_tensor t;
-  memset(&t, 0, sizeof t);
-  t.data = p;
-  t.dtype = dtype;
-  t.rank = 2;
-  t.dims[0] = d0;
-  t.dims[1] = d1;
-  t.size_bytes = d0 * d1 * element;
-  return t;
+  return tensor_of(p, d0 * d1 * element, dtype, 2, d0, d1);
 }
 
 static call valid(void) {
