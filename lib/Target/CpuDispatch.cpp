@@ -281,7 +281,7 @@ Expected<WorkspaceSize> txc::emitCpuDispatch(Module &module,
   }
   if (workspace.dynamic)
     if (Error err = emitWorkspaceSizeMax(module, kernelName, levels))
-      return std::move(err);
+      return err;
 
   LLVMContext &context = module.getContext();
   Function *choice = DispatchEmitter(module, contract, levels).emitChoice();
