@@ -572,18 +572,25 @@ public:
     passContext(functions);
     // The functions whose loops become tasks, with their context: those of
     // passContext, then the nested serial copies formTask creates.
+    // A nested copy's loops get no nested copies of their own: the copies
+    // would multiply (a row loop over S in a loop over the batch in the
+    // encoder) for loops that are launched anyway.
     SmallVector<std::pair<func::FuncOp, Value>> worklist;
     for (func::FuncOp function : functions)
       if (withContext.contains(function.getName()))
         worklist.push_back({function, function.getArgument(0)});
+    llvm::DenseSet<Operation *> nestedCopies;
     while (!worklist.empty()) {
       auto [function, parallel] = worklist.pop_back_val();
       unsigned index = 0;
-      for (const LaunchableLoop &loop : launchableLoops(function))
-        if (func::FuncOp nested =
-                formTask(loop, parallel,
-                         (function.getName() + "_task" + Twine(index++)).str()))
+      for (const LaunchableLoop &loop :
+           launchableLoops(function, !nestedCopies.contains(function)))
+        if (func::FuncOp nested = formTask(
+                loop, parallel,
+                (function.getName() + "_task" + Twine(index++)).str())) {
           worklist.push_back({nested, nested.getArgument(1)});
+          nestedCopies.insert(nested);
+        }
     }
     module.walk([](scf::ForOp loop) { loop->removeAttr(kParallel); });
     module.walk([](memref::ViewOp view) {
@@ -647,10 +654,13 @@ private:
   llvm::DenseSet<StringRef> withContext;
 
   /// The outermost marked loops whose iterations can run concurrently. Such
-  /// a loop nests when its known trip counts stay below kMinCollapsedTrips
-  /// (a batch loop that could not be collapsed: one iteration at batch 1)
-  /// and marked loops remain inside it.
-  SmallVector<LaunchableLoop> launchableLoops(func::FuncOp function) {
+  /// a loop nests (if `nesting`) when its trip count is not a constant, its
+  /// known trip counts stay below kMinCollapsedTrips (a batch loop that
+  /// could not be collapsed: one iteration at batch 1) and marked loops
+  /// remain inside it. A constant trip count of 2 or more is launched
+  /// whenever the inner loops would be.
+  SmallVector<LaunchableLoop> launchableLoops(func::FuncOp function,
+                                              bool nesting) {
     SmallVector<LaunchableLoop> loops;
     function.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
       if (!loop->hasAttr(kParallel) || loop.getNumResults() != 0 ||
@@ -662,8 +672,12 @@ private:
           }))
         return WalkResult::advance();
       int64_t trips = collapseParallelNest(loop);
+      bool nests = nesting && trips < kMinCollapsedTrips &&
+                   !constantTripCount(loop.getLowerBound(),
+                                      loop.getUpperBound(), loop.getStep()) &&
+                   hasMarkedLoopInside(loop);
       loops.push_back(
-          {loop, trips < kMinCollapsedTrips && hasMarkedLoopInside(loop),
+          {loop, nests,
            slottedViews(taskInputs(loop).recreated.getArrayRef(), loop)});
       return WalkResult::skip();
     });
