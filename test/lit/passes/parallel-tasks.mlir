@@ -441,3 +441,26 @@ func.func @panel(%out: memref<?x64xf32>, %ws: memref<1024xi8>, %n: index) {
   } {txc.parallel}
   return
 }
+
+// -----
+
+// A loop of a constant trip count below 8 gets no nested copy: with two or
+// more iterations it is launched whenever its inner loops would be.
+// CHECK-LABEL: func.func @constant_trips(
+// CHECK:         call @constant_trips_task0_launch(
+// CHECK-NOT:     constant_trips_task0_nested
+func.func @constant_trips(%m: memref<2x64xf32>, %first: memref<2xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  scf.for %b = %c0 to %c2 step %c1 {
+    memref.store %v, %first[%b] : memref<2xf32>
+    scf.for %c = %c0 to %c64 step %c16 {
+      %k = arith.addi %c, %c1 : index
+      memref.store %v, %m[%b, %k] : memref<2x64xf32>
+    } {txc.parallel}
+  } {txc.parallel}
+  return
+}
