@@ -20,7 +20,10 @@
 // the thread count (a task is one iteration of a loop over a parallel
 // dimension: a reduction is never split), so results are bitwise identical
 // for every thread count. A task never calls the hook again: marked loops
-// inside a launched loop stay serial loops in the task.
+// inside a launched loop stay serial loops in the task. A launched loop
+// with too few iterations for the threads (a convolution's loop over the
+// batch at batch 1) has a nested copy that runs it on the caller's thread
+// and launches the marked loops inside it instead.
 //
 //===----------------------------------------------------------------------===//
 #include "Passes.h"
@@ -148,9 +151,13 @@ struct WrittenBuffer {
 WrittenBuffer viewRoot(Value view, scf::ForOp loop,
                        const llvm::SetVector<Operation *> &dependent) {
   WrittenBuffer written;
-  // An argument is the caller's memory (an output), never scratch.
+  // An argument is the caller's memory (an output), never scratch, and so
+  // is a memref a nested copy (createSerial) loads from its argument struct:
+  // what the outer loop captured is no buffer only its iterations use.
   auto outside = [&](Value v) {
-    return v.getDefiningOp() && !loop->isAncestor(v.getDefiningOp());
+    Operation *def = v.getDefiningOp();
+    return def && !isa<UnrealizedConversionCastOp>(def) &&
+           !loop->isAncestor(def);
   };
   while (true) {
     if (outside(view) && onlyUsedInside(view, loop))
@@ -510,8 +517,9 @@ int64_t knownTrips(scf::ForOp loop) {
 /// convolution (one iteration at batch 1) becomes one over the batch and
 /// the tiles of output channels, so that a batch-1 call has tasks for
 /// every thread. Each iteration still computes the same tile with the same
-/// code, only the iteration order is linear.
-void collapseParallelNest(scf::ForOp loop) {
+/// code, only the iteration order is linear. Returns the product of the
+/// constant trip counts of the loops now in `loop` (1 for a symbol's).
+int64_t collapseParallelNest(scf::ForOp loop) {
   SmallVector<scf::ForOp> nest = {loop};
   int64_t trips = knownTrips(loop);
   while (trips < kMinCollapsedTrips) {
@@ -522,12 +530,35 @@ void collapseParallelNest(scf::ForOp loop) {
     trips *= knownTrips(inner);
   }
   if (nest.size() < 2)
-    return;
+    return trips;
   IRRewriter rewriter(loop.getContext());
   if (failed(coalesceLoops(rewriter, nest)))
-    return;
+    return knownTrips(loop);
   loop->setAttr(kParallel, UnitAttr::get(loop.getContext()));
+  return trips;
 }
+
+/// Whether a marked loop is nested in `loop`'s body.
+bool hasMarkedLoopInside(scf::ForOp loop) {
+  return loop.getBody()
+      ->walk([](scf::ForOp inner) {
+        return inner->hasAttr(kParallel) ? WalkResult::interrupt()
+                                         : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// A loop to launch, whether its serial copy for a call with threads keeps
+/// the marked loops inside it (createSerial), and its slotted views
+/// (slottedViews), found before any loop of the function became a task:
+/// once the packing loop of a panel is a task, the panel's views are used
+/// by the row loop alone, yet what they view is the slot the packing
+/// wrote.
+struct LaunchableLoop {
+  scf::ForOp loop;
+  bool nests;
+  SmallVector<Operation *> slotted;
+};
 
 class ParallelTasksPass
     : public impl::ParallelTasksPassBase<ParallelTasksPass> {
@@ -539,13 +570,27 @@ public:
       if (!function.isExternal())
         functions.push_back(function);
     passContext(functions);
-    for (func::FuncOp function : functions) {
-      if (!withContext.contains(function.getName()))
-        continue;
+    // The functions whose loops become tasks, with their context: those of
+    // passContext, then the nested serial copies formTask creates.
+    // A nested copy's loops get no nested copies of their own: the copies
+    // would multiply (a row loop over S in a loop over the batch in the
+    // encoder) for loops that are launched anyway.
+    SmallVector<std::pair<func::FuncOp, Value>> worklist;
+    for (func::FuncOp function : functions)
+      if (withContext.contains(function.getName()))
+        worklist.push_back({function, function.getArgument(0)});
+    llvm::DenseSet<Operation *> nestedCopies;
+    while (!worklist.empty()) {
+      auto [function, parallel] = worklist.pop_back_val();
       unsigned index = 0;
-      for (scf::ForOp loop : launchableLoops(function))
-        formTask(loop, function.getArgument(0),
-                 (function.getName() + "_task" + Twine(index++)).str());
+      for (const LaunchableLoop &loop :
+           launchableLoops(function, !nestedCopies.contains(function)))
+        if (func::FuncOp nested = formTask(
+                loop, parallel,
+                (function.getName() + "_task" + Twine(index++)).str())) {
+          worklist.push_back({nested, nested.getArgument(1)});
+          nestedCopies.insert(nested);
+        }
     }
     module.walk([](scf::ForOp loop) { loop->removeAttr(kParallel); });
     module.walk([](memref::ViewOp view) {
@@ -608,9 +653,15 @@ private:
   /// The functions whose first argument is the parallel context.
   llvm::DenseSet<StringRef> withContext;
 
-  /// The outermost marked loops whose iterations can run concurrently.
-  SmallVector<scf::ForOp> launchableLoops(func::FuncOp function) {
-    SmallVector<scf::ForOp> loops;
+  /// The outermost marked loops whose iterations can run concurrently. Such
+  /// a loop nests (if `nesting`) when its trip count is not a constant, its
+  /// known trip counts stay below kMinCollapsedTrips (a batch loop that
+  /// could not be collapsed: one iteration at batch 1) and marked loops
+  /// remain inside it. A constant trip count of 2 or more is launched
+  /// whenever the inner loops would be.
+  SmallVector<LaunchableLoop> launchableLoops(func::FuncOp function,
+                                              bool nesting) {
+    SmallVector<LaunchableLoop> loops;
     function.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
       if (!loop->hasAttr(kParallel) || loop.getNumResults() != 0 ||
           !writesDisjointTiles(loop))
@@ -620,14 +671,21 @@ private:
             return !fieldType(v.getType()) || taskSlotsOf(v);
           }))
         return WalkResult::advance();
-      collapseParallelNest(loop);
-      loops.push_back(loop);
+      int64_t trips = collapseParallelNest(loop);
+      bool nests = nesting && trips < kMinCollapsedTrips &&
+                   !constantTripCount(loop.getLowerBound(),
+                                      loop.getUpperBound(), loop.getStep()) &&
+                   hasMarkedLoopInside(loop);
+      loops.push_back(
+          {loop, nests,
+           slottedViews(taskInputs(loop).recreated.getArrayRef(), loop)});
       return WalkResult::skip();
     });
     return loops;
   }
 
-  void formTask(scf::ForOp loop, Value parallel, StringRef name);
+  func::FuncOp formTask(const LaunchableLoop &launchable, Value parallel,
+                        StringRef name);
   func::FuncOp createTaskFunction(StringRef name, FunctionType type,
                                   ArrayRef<Value> captured,
                                   ArrayRef<Operation *> recreated,
@@ -639,15 +697,17 @@ private:
                           LLVM::LLVMStructType argType, StringRef name);
   func::FuncOp createSerial(scf::ForOp loop, ArrayRef<Value> captured,
                             ArrayRef<Operation *> recreated,
-                            LLVM::LLVMStructType argType, StringRef name);
+                            LLVM::LLVMStructType argType, bool nested,
+                            StringRef name);
   func::FuncOp createLauncher(func::FuncOp task, func::FuncOp serial,
-                              LLVM::LLVMStructType argType,
+                              func::FuncOp nested, LLVM::LLVMStructType argType,
                               unsigned grainField, int64_t slots,
                               StringRef name);
   Value packArguments(OpBuilder &b, scf::ForOp loop, ArrayRef<Value> captured,
                       LLVM::LLVMStructType argType);
   Value shouldLaunch(OpBuilder &b, Location loc, Value parallel, Value trips,
                      Value work);
+  Value hasThreads(OpBuilder &b, Location loc, Value parallel, Value condition);
 };
 
 /// A new internal function `name` of `type` at the end of the module whose
@@ -743,21 +803,33 @@ func::FuncOp ParallelTasksPass::createTask(scf::ForOp loop,
 /// own: FPOpFusion::Standard), but constant bounds stay constants: a loop
 /// of two heads run by task(arg, 0) over [0, grain) cost attention's P.V
 /// matmul 10% more instructions.
+///
+/// `nested`: the copy for a call with threads whose loop has too few
+/// iterations to launch, `<task>_nested(arg, parallel)`, which keeps the
+/// marks of the loops inside (the row tiles of a batch-1 convolution's
+/// matmul) for runOnOperation to launch those; the loop itself, run on
+/// the caller's thread only, is no longer marked.
 func::FuncOp ParallelTasksPass::createSerial(scf::ForOp loop,
                                              ArrayRef<Value> captured,
                                              ArrayRef<Operation *> recreated,
                                              LLVM::LLVMStructType argType,
-                                             StringRef name) {
+                                             bool nested, StringRef name) {
   MLIRContext *context = &getContext();
+  auto ptr = LLVM::LLVMPointerType::get(context);
   IRMapping mapping;
-  func::FuncOp serial = createTaskFunction(
-      name,
-      FunctionType::get(context, {LLVM::LLVMPointerType::get(context)}, {}),
-      captured, recreated, argType, loop.getLoc(), mapping);
+  SmallVector<Type> arguments = {ptr};
+  if (nested)
+    arguments.push_back(ptr);
+  func::FuncOp serial =
+      createTaskFunction(name, FunctionType::get(context, arguments, {}),
+                         captured, recreated, argType, loop.getLoc(), mapping);
   OpBuilder b = OpBuilder::atBlockEnd(&serial.getBody().front());
-  b.clone(*loop, mapping);
+  Operation *copy = b.clone(*loop, mapping);
   b.create<func::ReturnOp>(loop.getLoc());
-  serial.walk([](scf::ForOp inner) { inner->removeAttr(kParallel); });
+  if (nested)
+    copy->removeAttr(kParallel);
+  else
+    serial.walk([](scf::ForOp inner) { inner->removeAttr(kParallel); });
   return serial;
 }
 
@@ -784,13 +856,7 @@ Value ParallelTasksPass::packArguments(OpBuilder &b, scf::ForOp loop,
 /// it has more than one thread, the loop has at least two iterations and
 /// they do at least kMinParallelWork operations (`work` per iteration).
 Value ParallelTasksPass::shouldLaunch(OpBuilder &b, Location loc,
-                                      Value parallel, Value trips,
-                                      Value work) {
-  auto ptr = LLVM::LLVMPointerType::get(&getContext());
-  auto i64 = b.getI64Type();
-  Value null = b.create<LLVM::ZeroOp>(loc, ptr);
-  Value hasContext =
-      b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, parallel, null);
+                                      Value parallel, Value trips, Value work) {
   // Both factors are at most kMinParallelWork (2^16): no overflow.
   Value limit = b.create<arith::ConstantIntOp>(loc, kMinParallelWork, 64);
   Value total = b.create<arith::MulIOp>(
@@ -800,9 +866,22 @@ Value ParallelTasksPass::shouldLaunch(OpBuilder &b, Location loc,
       b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, trips,
                               b.create<arith::ConstantIntOp>(loc, 2, 64)),
       b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, total, limit));
-  auto ifContext = b.create<scf::IfOp>(
-      loc, TypeRange{b.getI1Type()}, b.create<arith::AndIOp>(loc, hasContext, enough),
-      /*withElseRegion=*/true);
+  return hasThreads(b, loc, parallel, enough);
+}
+
+/// `condition` and the context and its parallel_for are not NULL and it has
+/// more than one thread (the context is read only when it is not NULL).
+Value ParallelTasksPass::hasThreads(OpBuilder &b, Location loc, Value parallel,
+                                    Value condition) {
+  auto ptr = LLVM::LLVMPointerType::get(&getContext());
+  auto i64 = b.getI64Type();
+  Value null = b.create<LLVM::ZeroOp>(loc, ptr);
+  Value hasContext =
+      b.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ne, parallel, null);
+  auto ifContext =
+      b.create<scf::IfOp>(loc, TypeRange{b.getI1Type()},
+                          b.create<arith::AndIOp>(loc, hasContext, condition),
+                          /*withElseRegion=*/true);
   {
     OpBuilder tb = ifContext.getThenBodyBuilder();
     Value hook = tb.create<LLVM::LoadOp>(loc, ptr, parallel);
@@ -825,9 +904,11 @@ Value ParallelTasksPass::shouldLaunch(OpBuilder &b, Location loc,
 
 /// Replaces `loop` by parallel_for(ctx, trips, task, &arg) when
 /// shouldLaunch, else by the serial loop `for (i = 0; i < trips; ++i)
-/// task(&arg, i)`.
-void ParallelTasksPass::formTask(scf::ForOp loop, Value parallel,
-                                 StringRef name) {
+/// task(&arg, i)`. When the loop nests, returns the nested serial copy
+/// (createSerial), whose marked loops are still to be launched.
+func::FuncOp ParallelTasksPass::formTask(const LaunchableLoop &launchable,
+                                         Value parallel, StringRef name) {
+  scf::ForOp loop = launchable.loop;
   MLIRContext *context = &getContext();
   Location loc = loop.getLoc();
   auto i64 = IntegerType::get(context, 64);
@@ -840,13 +921,18 @@ void ParallelTasksPass::formTask(scf::ForOp loop, Value parallel,
   fields.append({i64, i64});
   auto argType = LLVM::LLVMStructType::getLiteral(context, fields);
   ArrayRef<Operation *> recreated = inputs.recreated.getArrayRef();
-  SmallVector<Operation *> slotted = slottedViews(recreated, loop);
+  ArrayRef<Operation *> slotted = launchable.slotted;
   func::FuncOp task =
       createTask(loop, captured, recreated, slotted, argType, name);
-  func::FuncOp serial = createSerial(loop, captured, recreated, argType,
-                                     (name + "_serial").str());
+  func::FuncOp serial =
+      createSerial(loop, captured, recreated, argType,
+                   /*nested=*/false, (name + "_serial").str());
+  func::FuncOp nested;
+  if (launchable.nests)
+    nested = createSerial(loop, captured, recreated, argType, /*nested=*/true,
+                          (name + "_nested").str());
   func::FuncOp launcher =
-      createLauncher(task, serial, argType, captured.size(),
+      createLauncher(task, serial, nested, argType, captured.size(),
                      fewestSlots(slotted), (name + "_launch").str());
 
   OpBuilder b(loop);
@@ -859,11 +945,13 @@ void ParallelTasksPass::formTask(scf::ForOp loop, Value parallel,
   b.create<func::CallOp>(
       loc, launcher, ValueRange{parallel, arg, trips, estimateWork(b, loop)});
   loop.erase();
+  return nested;
 }
 
 /// The launcher of `task`, `void launch(parallel, arg, trips, work)`:
 /// parallel_for(ctx, ceil(trips / grain), task, arg) when shouldLaunch,
-/// else serial(arg), the whole loop. A function of its own, not
+/// else nested(arg, parallel) if there is a nested copy and the context
+/// has threads, else serial(arg), the whole loop. A function of its own, not
 /// branches in the kernel: MLIR 19's block merging (in the greedy rewrites
 /// of the LLVM lowering) merged the launches of two loops in the branches
 /// of a `cond` into one block and then rewired a later use of one
@@ -871,10 +959,10 @@ void ParallelTasksPass::formTask(scf::ForOp loop, Value parallel,
 /// test/e2e/cond-O2.test). LLVM inlines it again.
 func::FuncOp ParallelTasksPass::createLauncher(func::FuncOp task,
                                                func::FuncOp serial,
+                                               func::FuncOp nested,
                                                LLVM::LLVMStructType argType,
                                                unsigned grainField,
-                                               int64_t slots,
-                                               StringRef name) {
+                                               int64_t slots, StringRef name) {
   MLIRContext *context = &getContext();
   Location loc = task.getLoc();
   auto ptr = LLVM::LLVMPointerType::get(context);
@@ -912,10 +1000,18 @@ func::FuncOp ParallelTasksPass::createLauncher(func::FuncOp task,
     tb.create<LLVM::CallOp>(loc, hookType,
                             ValueRange{hook, ctx, tasks, taskPtr, arg});
   }
-  {
-    OpBuilder eb = launch.getElseBodyBuilder();
-    eb.create<func::CallOp>(loc, serial, ValueRange{arg});
+  OpBuilder eb = launch.getElseBodyBuilder();
+  if (nested) {
+    auto withThreads = eb.create<scf::IfOp>(
+        loc,
+        hasThreads(eb, loc, parallel,
+                   eb.create<arith::ConstantIntOp>(loc, 1, 1)),
+        /*withElseRegion=*/true);
+    withThreads.getThenBodyBuilder().create<func::CallOp>(
+        loc, nested, ValueRange{arg, parallel});
+    eb = withThreads.getElseBodyBuilder();
   }
+  eb.create<func::CallOp>(loc, serial, ValueRange{arg});
   b.create<func::ReturnOp>(loc);
   return launcher;
 }

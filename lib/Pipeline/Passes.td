@@ -254,7 +254,11 @@ def ParallelTasksPass : Pass<"txc-parallel-tasks", "mlir::ModuleOp"> {
     `void task(void *arg, int64_t i)`, the values it uses packed in a
     struct on the stack; the loop becomes a call of the caller's
     `parallel_for` when there is one, more than one thread and enough
-    work, and otherwise a serial loop over the same task function.
+    work, and otherwise a serial loop over the same task function. A loop
+    of a run-time trip count whose constant trip counts stay below 8 (a
+    loop over the batch) with marked loops inside also gets a nested copy,
+    run with threads when it has fewer than two iterations, whose inner
+    marked loops are launched.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::func::FuncDialect",

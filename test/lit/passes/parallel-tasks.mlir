@@ -339,6 +339,7 @@ func.func @collapsed(%m: memref<?x64xf32>, %n: index, %v: f32) {
 // CHECK:           scf.for
 // CHECK:             scf.for
 // CHECK-LABEL: func.func private @not_collapsed_task0_serial(
+// CHECK-NOT:   @not_collapsed_task0_nested
 func.func @not_collapsed(%m: memref<8x64xf32>, %v: f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -351,6 +352,114 @@ func.func @not_collapsed(%m: memref<8x64xf32>, %v: f32) {
         %k = arith.addi %c, %j : index
         memref.store %v, %m[%b, %k] : memref<8x64xf32>
       }
+    } {txc.parallel}
+  } {txc.parallel}
+  return
+}
+
+// -----
+
+// A loop over a dynamic batch whose body is more than one parallel loop
+// (a batch-1 convolution: im2col, then the matmul's loops) cannot be
+// collapsed. With threads and fewer than two iterations, the launcher runs
+// its nested copy (`_nested(arg, parallel)`) instead of the serial one:
+// the loop on the caller's thread, its marked loops launched. Without
+// threads the serial copy runs, with no launch inside.
+// CHECK-LABEL: func.func @nested(
+// CHECK:         call @nested_task0_launch(
+// CHECK-LABEL: func.func private @nested_task0_launch(
+// CHECK-SAME:    %[[LCTX:arg0]]: !llvm.ptr, %[[LARG:arg1]]: !llvm.ptr
+// CHECK:         } else {
+// CHECK:           llvm.icmp "ne" %[[LCTX]], %{{.*}} : !llvm.ptr
+// CHECK:           func.call @nested_task0_nested(%[[LARG]], %[[LCTX]]) : (!llvm.ptr, !llvm.ptr) -> ()
+// CHECK-NEXT:      } else {
+// CHECK-NEXT:        func.call @nested_task0_serial(%[[LARG]]) : (!llvm.ptr) -> ()
+// CHECK-LABEL: func.func private @nested_task0_serial(
+// CHECK-NOT:     call
+// CHECK:         return
+// CHECK-LABEL: func.func private @nested_task0_nested(
+// CHECK-SAME:    %{{.*}}: !llvm.ptr, %[[NCTX:arg1]]: !llvm.ptr)
+// CHECK:         scf.for
+// CHECK:           memref.store
+// CHECK:           call @nested_task0_nested_task0_launch(%[[NCTX]],
+// CHECK:           call @nested_task0_nested_task1_launch(%[[NCTX]],
+// CHECK-NOT:     txc.parallel
+// CHECK:         return
+func.func @nested(%m: memref<?x64xf32>, %first: memref<?xf32>, %n: index, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  scf.for %b = %c0 to %n step %c1 {
+    memref.store %v, %first[%b] : memref<?xf32>
+    scf.for %c = %c0 to %c64 step %c16 {
+      scf.for %j = %c0 to %c16 step %c1 {
+        %k = arith.addi %c, %j : index
+        memref.store %v, %m[%b, %k] : memref<?x64xf32>
+      }
+    } {txc.parallel}
+    scf.for %c = %c0 to %c64 step %c16 {
+      %k = arith.addi %c, %c1 : index
+      memref.store %v, %m[%b, %k] : memref<?x64xf32>
+    } {txc.parallel}
+  } {txc.parallel}
+  return
+}
+
+// -----
+
+// A temporary with task slots for the batch loop, written by one marked
+// loop and read by the next inside it (a packed panel and the row tiles
+// that read it). In the nested copy both loops are launched; once the
+// first is a task, the second is the temporary's only user, but its
+// tasks must read the slot the first wrote (the nested copy's slot 0):
+// which views move to task slots is decided before any loop becomes a
+// task.
+// CHECK-LABEL: func.func private @panel_task0(
+// CHECK:         arith.constant 256 : index
+// CHECK-LABEL: func.func private @panel_task0_nested(
+// CHECK:         call @panel_task0_nested_task0_launch(
+// CHECK:         call @panel_task0_nested_task1_launch(
+// CHECK-LABEL: func.func private @panel_task0_nested_task1(
+// CHECK-NOT:     arith.constant 256 : index
+// CHECK:         memref.view %{{.*}}[%c0][] : memref<1024xi8> to memref<64xf32>
+// CHECK:         return
+func.func @panel(%out: memref<?x64xf32>, %ws: memref<1024xi8>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %f = arith.constant 1.0 : f32
+  %tmp = memref.view %ws[%c0][] {txc.task_slots = 4 : i64, txc.task_slot_stride = 256 : i64} : memref<1024xi8> to memref<64xf32>
+  scf.for %b = %c0 to %n step %c1 {
+    scf.for %j = %c0 to %c64 step %c1 {
+      memref.store %f, %tmp[%j] : memref<64xf32>
+    } {txc.parallel}
+    scf.for %j = %c0 to %c64 step %c1 {
+      %v = memref.load %tmp[%j] : memref<64xf32>
+      memref.store %v, %out[%b, %j] : memref<?x64xf32>
+    } {txc.parallel}
+  } {txc.parallel}
+  return
+}
+
+// -----
+
+// A loop of a constant trip count below 8 gets no nested copy: with two or
+// more iterations it is launched whenever its inner loops would be.
+// CHECK-LABEL: func.func @constant_trips(
+// CHECK:         call @constant_trips_task0_launch(
+// CHECK-NOT:     constant_trips_task0_nested
+func.func @constant_trips(%m: memref<2x64xf32>, %first: memref<2xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  scf.for %b = %c0 to %c2 step %c1 {
+    memref.store %v, %first[%b] : memref<2xf32>
+    scf.for %c = %c0 to %c64 step %c16 {
+      %k = arith.addi %c, %c1 : index
+      memref.store %v, %m[%b, %k] : memref<2x64xf32>
     } {txc.parallel}
   } {txc.parallel}
   return
